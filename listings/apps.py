@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class ListingsConfig(AppConfig):
+    name = "listings"
+    verbose_name = "Оголошення"
+    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,209 @@
+"""Check a listings database against what the project needs (check_listings_db)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from django.conf import settings
+from django.db import DatabaseError, connections
+
+from .models import PropertyListing, PropertyType
+
+Status = Literal["ok", "warn", "fail"]
+
+# Model field type → the PostgreSQL types that may mirror it.
+COMPATIBLE_TYPES = {
+    "BigIntegerField": {"bigint"},
+    "IntegerField": {"integer", "bigint", "smallint"},
+    "ForeignKey": {"integer", "bigint", "smallint"},
+    "CharField": {"character varying", "text", "character"},
+    "TextField": {"text", "character varying"},
+    "DecimalField": {"numeric", "double precision", "real", "integer", "bigint"},
+    "DateTimeField": {"timestamp with time zone", "timestamp without time zone", "date"},
+    "VectorField": {"USER-DEFINED"},
+    "SearchVectorField": {"tsvector"},
+}
+MIN_PGVECTOR = (0, 8, 0)
+
+
+@dataclass
+class Check:
+    name: str
+    status: Status
+    detail: str
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(".")[:3] if part.isdigit())
+
+
+def _columns(cursor: Any, table: str) -> dict[str, str]:
+    cursor.execute(
+        "SELECT column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND table_name = %s",
+        [table],
+    )
+    return dict(cursor.fetchall())
+
+
+def run_checks(alias: str = "listings") -> list[Check]:
+    checks: list[Check] = []
+    try:
+        with connections[alias].cursor() as cursor:
+            checks += _run(cursor)
+    except DatabaseError:
+        checks.append(Check("connection", "fail", "the listings database is not reachable"))
+    finally:
+        connections[alias].close()
+    return checks
+
+
+def _run(cursor: Any) -> list[Check]:
+    checks = [Check("connection", "ok", "connected")]
+    for model in (PropertyListing, PropertyType):
+        table = model._meta.db_table
+        columns = _columns(cursor, table)
+        if not columns:
+            checks.append(Check(f"table {table}", "fail", "table is missing"))
+            continue
+        problems = []
+        for field in model._meta.concrete_fields:
+            found = columns.get(field.column)
+            if found is None:
+                problems.append(f"{field.column} missing")
+            elif found not in COMPATIBLE_TYPES.get(field.get_internal_type(), {found}):
+                problems.append(f"{field.column} is {found}")
+        checks.append(
+            Check(
+                f"table {table}",
+                "fail" if problems else "ok",
+                "; ".join(problems) or f"{len(model._meta.concrete_fields)} columns as expected",
+            )
+        )
+
+    cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+    row = cursor.fetchone()
+    if row is None:
+        checks.append(Check("pgvector", "fail", "the vector extension is not installed"))
+    elif _version(row[0]) < MIN_PGVECTOR:
+        checks.append(Check("pgvector", "warn", f"{row[0]}: iterative index scans need 0.8.0+"))
+    else:
+        checks.append(Check("pgvector", "ok", row[0]))
+
+    cursor.execute(
+        "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+        "WHERE attrelid = to_regclass('property_listings') AND attname = 'embedding'"
+    )
+    row = cursor.fetchone()
+    expected = f"vector({settings.EMBEDDING_DIM})"
+    if row is None:
+        checks.append(Check("embedding dimension", "fail", "no embedding column"))
+    else:
+        checks.append(
+            Check(
+                "embedding dimension",
+                "ok" if row[0] == expected else "fail",
+                row[0] if row[0] == expected else f"{row[0]}, expected {expected}",
+            )
+        )
+
+    cursor.execute(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'property_listings'"
+    )
+    indexes = dict(cursor.fetchall())
+    hnsw = [n for n, d in indexes.items() if "USING hnsw" in d and "vector_cosine_ops" in d]
+    gin = [n for n, d in indexes.items() if "USING gin" in d and "search_vector" in d]
+    checks.append(
+        Check(
+            "HNSW index",
+            "ok" if hnsw else "fail",
+            ", ".join(hnsw)
+            or "no hnsw (embedding vector_cosine_ops) index: semantic "
+            "search would scan the whole table",
+        )
+    )
+    checks.append(
+        Check(
+            "GIN index", "ok" if gin else "fail", ", ".join(gin) or "no GIN index on search_vector"
+        )
+    )
+
+    cursor.execute(
+        "SELECT d.dictname, t.tmplname FROM pg_ts_config c "
+        "JOIN pg_ts_config_map m ON m.mapcfg = c.oid JOIN pg_ts_dict d ON d.oid = m.mapdict "
+        "JOIN pg_ts_template t ON t.oid = d.dicttemplate WHERE c.cfgname = %s",
+        [settings.FTS_CONFIG],
+    )
+    dictionaries = {(name, template) for name, template in cursor.fetchall()}
+    if not dictionaries:
+        checks.append(
+            Check(
+                "text search config", "fail", f"'{settings.FTS_CONFIG}' does not exist (FTS_CONFIG)"
+            )
+        )
+    elif all(template == "simple" for _, template in dictionaries):
+        checks.append(
+            Check(
+                "text search config",
+                "warn",
+                f"'{settings.FTS_CONFIG}' has no morphology (simple only)",
+            )
+        )
+    else:
+        names = ", ".join(sorted({name for name, _ in dictionaries}))
+        checks.append(Check("text search config", "ok", f"'{settings.FTS_CONFIG}': {names}"))
+
+    cursor.execute("SHOW default_transaction_read_only")
+    read_only = cursor.fetchone()[0] == "on"
+    checks.append(
+        Check(
+            "read-only session",
+            "ok" if read_only else "fail",
+            "default_transaction_read_only = on" if read_only else "sessions are not read-only",
+        )
+    )
+    cursor.execute(
+        "SELECT has_table_privilege(current_user, 'property_listings', 'INSERT') "
+        "OR has_table_privilege(current_user, 'property_listings', 'UPDATE') "
+        "OR has_table_privilege(current_user, 'property_listings', 'DELETE')"
+    )
+    can_write = bool(cursor.fetchone()[0])
+    checks.append(
+        Check(
+            "read-only role",
+            "warn" if can_write else "ok",
+            "the configured role could write if a session turned read-only off: "
+            "use a SELECT-only role (see README)"
+            if can_write
+            else "the role can only read",
+        )
+    )
+
+    cursor.execute("SELECT count(*), count(embedding) FROM property_listings")
+    total, embedded = cursor.fetchone()
+    share = embedded / total if total else 0.0
+    checks.append(
+        Check(
+            "embedding coverage",
+            "ok" if share >= 0.9 else "warn",
+            f"{embedded} of {total} listings ({share:.1%}) have embeddings",
+        )
+    )
+
+    from .embedders import get_embedder
+    from .search import stored_embedder
+
+    stored = stored_embedder()
+    current = get_embedder().name
+    if stored is None:
+        checks.append(Check("embedder", "ok", f"{current} (the database does not record one)"))
+    else:
+        checks.append(
+            Check(
+                "embedder",
+                "ok" if stored == current else "fail",
+                current if stored == current else f"vectors made by {stored}, queries by {current}",
+            )
+        )
+    return checks

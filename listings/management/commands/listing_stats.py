@@ -1,0 +1,54 @@
+"""Price statistics from the shell."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from listings import search
+
+from ._output import add_filter_arguments, command_errors, dump_json, filters_from, table
+
+
+class Command(BaseCommand):
+    help = "Counts and price figures (min, median, max, per m²), overall or grouped."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--group-by", default=None, help=", ".join(search.GROUP_BY))
+        parser.add_argument(
+            "--in-currency",
+            dest="stats_currency",
+            default="USD",
+            help="currency of the figures (USD, EUR, UAH)",
+        )
+        parser.add_argument("--json", action="store_true")
+        add_filter_arguments(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        with command_errors():
+            result = search.listing_stats(
+                filters=filters_from(options),
+                group_by=options["group_by"],
+                currency=options["stats_currency"],
+            )
+        if options["json"]:
+            self.stdout.write(dump_json(result))
+            return
+        rows = [row.model_dump() for row in result.groups]
+        self.stdout.write(
+            f"{result.total} listings, prices in {result.currency}\n"
+            + table(
+                rows,
+                [
+                    ("group", result.group_by or "all", 18),
+                    ("count", "count", 7),
+                    ("min_price", "min", 12),
+                    ("median_price", "median", 12),
+                    ("max_price", "max", 12),
+                    ("median_price_per_m2", "median/m²", 10),
+                ],
+            )
+        )
+        for warning in result.warnings:
+            self.stderr.write(f"note: {warning}")

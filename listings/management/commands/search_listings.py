@@ -1,0 +1,53 @@
+"""Search listings from the shell, in any mode, with the same filters as the MCP tools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from listings import search
+
+from ._output import add_filter_arguments, command_errors, dump_json, filters_from, page_table
+
+
+def _number(value: str) -> float:
+    return float(value)
+
+
+class Command(BaseCommand):
+    help = "Search listings: semantic, full-text (text) or hybrid, with filters."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("query", nargs="?", default=None, help="Ukrainian search text")
+        parser.add_argument("--mode", choices=["semantic", "text", "hybrid"], default="hybrid")
+        parser.add_argument(
+            "--sort", default="relevance", help="text mode: " + ", ".join(search.SORT_ORDERS)
+        )
+        parser.add_argument("--limit", type=int, default=10)
+        parser.add_argument("--offset", type=int, default=0)
+        parser.add_argument("--min-similarity", type=float, default=None)
+        parser.add_argument(
+            "--metric", default="cosine", help="semantic: cosine, l2, inner_product"
+        )
+        parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+        add_filter_arguments(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        filters = filters_from(options)
+        common = {"filters": filters, "limit": options["limit"], "offset": options["offset"]}
+        with command_errors():
+            if options["mode"] == "semantic":
+                page = search.semantic_search(
+                    query=options["query"] or "",
+                    min_similarity=options["min_similarity"],
+                    distance_metric=options["metric"],
+                    **common,
+                )
+            elif options["mode"] == "hybrid":
+                page = search.hybrid_search(query=options["query"] or "", **common)
+            else:
+                page = search.fulltext_search(
+                    query=options["query"], sort_by=options["sort"], **common
+                )
+        self.stdout.write(dump_json(page) if options["json"] else page_table(page))

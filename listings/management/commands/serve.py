@@ -1,0 +1,43 @@
+"""Serve the ASGI app (/mcp, /health, /admin/) with uvicorn, using the settings' host and port."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import uvicorn
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import connections
+
+from vmkproject.db import listings_pool
+
+
+class Command(BaseCommand):
+    help = "Start the server: MCP at /mcp, health at /health, Django admin at /admin/."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default=settings.MCP_HOST)
+        parser.add_argument("--port", type=int, default=settings.MCP_PORT)
+        parser.add_argument("--workers", type=int, default=settings.MCP_WORKERS)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        # Start (and on first run create and fill) the embedded database before any worker
+        # starts, so that workers find it ready and the first request pays nothing.
+        connection = connections["listings"]
+        connection.ensure_connection()
+        connection.close()
+        if listings_pool() is not None:
+            connection.close_pool()  # type: ignore[attr-defined]
+        self.stdout.write(
+            f"Serving on http://{options['host']}:{options['port']}  "
+            f"(MCP: /mcp, health: /health, admin: /admin/)"
+        )
+        uvicorn.run(
+            "vmkproject.asgi:application",
+            host=options["host"],
+            port=options["port"],
+            workers=options["workers"] if options["workers"] > 1 else None,
+            log_level=settings.LOG_LEVEL.lower(),
+            lifespan="on",
+            timeout_graceful_shutdown=int(settings.SHUTDOWN_GRACE_SEC),
+        )

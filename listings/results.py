@@ -1,0 +1,119 @@
+"""Typed results of listings.search: what agents, staff and operators get back."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+SearchMode = Literal["semantic", "fulltext", "ilike_fallback", "filter", "hybrid", "similar"]
+
+
+class ListingCard(BaseModel):
+    """A compact listing card; the full text is in get_listing_by_id."""
+
+    id: int
+    title: str | None
+    price: float | None
+    currency: str | None
+    deal_type: str | None
+    listing_status: str | None
+    city: str | None
+    district: str | None
+    metro_station: str | None
+    rooms_count: int | None
+    total_area: float | None
+    floor: int | None
+    floors_count: int | None
+    property_type: str | None
+    publish_date: datetime | None
+    url_source: str | None
+    snippet: str | None = Field(
+        None, description="At most ~300 characters of the description; «…» marks matched words."
+    )
+    snippet_truncated: bool = Field(False, description="True when the snippet was shortened.")
+    similarity_score: float | None = Field(None, description="1 − cosine distance (semantic).")
+    distance: float | None = Field(None, description="Distance in the requested metric.")
+    rank_score: float | None = Field(None, description="ts_rank_cd of the full-text match.")
+    fused_score: float | None = Field(None, description="Reciprocal Rank Fusion score (hybrid).")
+    semantic_rank: int | None = Field(None, description="1-based rank in the semantic list.")
+    fulltext_rank: int | None = Field(None, description="1-based rank in the full-text list.")
+
+
+class SearchPage(BaseModel):
+    total: int = Field(description="Listings that match (see total_exact).")
+    total_exact: bool = Field(True, description="False when total is a lower bound or estimate.")
+    limit: int
+    offset: int
+    mode: SearchMode = Field(description="Which search ran (fulltext may fall back to ILIKE).")
+    query: str | None = None
+    filters: dict[str, Any] = Field(default_factory=dict, description="The filters applied.")
+    sort_by: str | None = None
+    distance_metric: str | None = None
+    index_used: str | None = Field(None, description="The vector index that ranked the results.")
+    listings: list[ListingCard]
+
+
+class ListingDetail(BaseModel):
+    """Every user-facing column of a listing, with its property type's name."""
+
+    id: int
+    property_type_id: int | None
+    property_type: str | None
+    deal_type: str | None
+    listing_status: str | None
+    title: str | None
+    description: str | None
+    generated_description: str | None
+    price: float | None
+    currency: str | None
+    city: str | None
+    district: str | None
+    address_raw: str | None
+    metro_station: str | None
+    metro_distance_type: str | None
+    metro_distance_meters: int | None
+    rooms_count: int | None
+    total_area: float | None
+    living_area: float | None
+    kitchen_area: float | None
+    floor: int | None
+    floors_count: int | None
+    building_type: str | None
+    building_year: int | None
+    renovation_status: str | None
+    balcony_count: int | None
+    bathroom_type: str | None
+    parking_type: str | None
+    heating_type: str | None
+    layout_type: str | None
+    window_view: str | None
+    url_source: str | None
+    publish_date: datetime | None
+    images_count: int | None
+    contact_phone: str | None
+    contact_name: str | None
+    archived_at: datetime | None
+    has_embedding: bool = Field(description="Whether 'more like this' works for this listing.")
+
+
+class StatsRow(BaseModel):
+    group: str | int | None = Field(None, description="The group's value (absent overall).")
+    count: int
+    priced_count: int = Field(description="Listings in the group that have a price.")
+    min_price: float | None
+    median_price: float | None
+    max_price: float | None
+    avg_price: float | None
+    median_price_per_m2: float | None
+
+
+class StatsResult(BaseModel):
+    currency: str
+    group_by: str | None
+    filters: dict[str, Any]
+    total: int
+    groups: list[StatsRow]
+    groups_truncated: bool = False
+    warnings: list[str] = Field(default_factory=list)

@@ -1,0 +1,715 @@
+"""The one entry point: every interface (MCP tools, admin, commands) searches through here.
+
+Functions are synchronous (Django ORM); async callers run them in a worker thread. They
+raise typed errors from listings.errors and never return error values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import time
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.contrib.postgres.search import SearchQuery
+from django.db import DatabaseError, connections, transaction
+from django.db.models import Count, F, FloatField, Max, Min, Q
+from django.db.models.aggregates import Aggregate, Avg
+
+from .errors import (
+    DatabaseUnavailable,
+    EmbeddingUnavailable,
+    InvalidArgument,
+    NotFound,
+    QueryTimeout,
+    SearchError,
+)
+from .filters import Filters, parse_filters
+from .models import PropertyListing
+from .querysets import price_in
+from .results import ListingCard, ListingDetail, SearchPage, StatsResult, StatsRow
+
+logger = logging.getLogger("vmk.search")
+
+LISTINGS = "listings"
+HNSW_INDEX = "ix_property_listings_embedding_hnsw"
+RRF_K = 60
+SNIPPET_CHARS = 300
+MAX_OFFSET = 10_000
+MAX_CANDIDATES = 1_000
+DISTANCE_METRICS = ("cosine", "l2", "inner_product")
+SORT_ORDERS = ("relevance", "price_asc", "price_desc", "date_desc", "area_desc")
+GROUP_BY = ("city", "district", "rooms_count", "deal_type", "building_type")
+MAX_STATS_GROUPS = 100
+
+QUERY_REQUIRED = "'query' must be a non-empty Ukrainian text."
+QUERY_TOO_LONG = "'query' is {length} characters long; the limit is {limit}."
+QUERY_CONTROL_CHARS = "'query' must not contain control characters."
+LIMIT_RANGE = "'limit' must be an integer from 1 to {max_limit}."
+OFFSET_RANGE = "'offset' must be an integer from 0 to {max_offset}."
+METRIC_UNKNOWN = "'distance_metric' must be one of: cosine, l2, inner_product."
+SORT_UNKNOWN = "'sort_by' must be one of: relevance, price_asc, price_desc, date_desc, area_desc."
+MIN_SIMILARITY_RANGE = "'min_similarity' must be a number from -1 to 1 (1 − cosine distance)."
+GROUP_BY_UNKNOWN = (
+    "'group_by' must be one of: city, district, rooms_count, deal_type, building_type."
+)
+CURRENCY_UNKNOWN = "'currency' must be one of: {allowed}."
+LISTING_ID_INVALID = "'listing_id' must be a positive integer."
+LISTING_NOT_FOUND = "Listing {listing_id} does not exist."
+LISTING_HAS_NO_EMBEDDING = (
+    "Listing {listing_id} has no embedding yet, so there is nothing to compare it with; "
+    "use search_by_metadata with its title instead."
+)
+EMBEDDER_MISMATCH = (
+    "The stored embeddings were made by '{stored}', but the server embeds queries with "
+    "'{current}': results would be meaningless. Set EMBEDDER to the model that built the vectors."
+)
+QUERY_TIMED_OUT = (
+    "The query took longer than {seconds:g} s and was stopped. Narrow it with filters "
+    "(city, deal_type, price) or lower 'offset'."
+)
+DATABASE_DOWN = "The listings database is not reachable right now; try again shortly."
+MIXED_DEALS_WARNING = (
+    "Sale and rent prices are mixed in these figures; filter or group by deal_type."
+)
+
+
+# --- timings for the per-call log line ---------------------------------------------------
+
+
+@dataclass
+class Timings:
+    embedding_ms: float = 0.0
+    db_ms: float = 0.0
+    embedding_cache_hit: bool | None = None
+    rows: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+_timings: ContextVar[Timings | None] = ContextVar("vmk_search_timings", default=None)
+
+
+@contextlib.contextmanager
+def collect_timings(timings: Timings | None = None) -> Iterator[Timings]:
+    """Collect embedding and database time of the search calls made inside the block."""
+    timings = timings if timings is not None else Timings()
+    token = _timings.set(timings)
+    try:
+        yield timings
+    finally:
+        _timings.reset(token)
+
+
+def _timing() -> Timings:
+    return _timings.get() or Timings()
+
+
+@contextlib.contextmanager
+def _database() -> Iterator[None]:
+    """Time database work and turn driver errors into typed errors without internals."""
+    started = time.perf_counter()
+    try:
+        yield
+    except DatabaseError as exc:
+        cause = exc.__cause__
+        name = type(cause).__name__ if cause is not None else type(exc).__name__
+        if name == "QueryCanceled":
+            raise QueryTimeout(QUERY_TIMED_OUT.format(seconds=settings.QUERY_TIMEOUT_SEC)) from None
+        if name in {"OperationalError", "InterfaceError", "PoolTimeout", "PoolClosed"} or (
+            type(exc).__name__ in {"OperationalError", "InterfaceError"}
+        ):
+            logger.warning("listings database unavailable: %s", name)
+            raise DatabaseUnavailable(DATABASE_DOWN) from None
+        raise
+    finally:
+        _timing().db_ms += (time.perf_counter() - started) * 1000
+
+
+# --- argument checks -----------------------------------------------------------------------
+
+
+def _clean_query(query: Any, *, required: bool) -> str | None:
+    if query is None or (isinstance(query, str) and not query.strip()):
+        if required:
+            raise InvalidArgument(QUERY_REQUIRED)
+        return None
+    if not isinstance(query, str):
+        raise InvalidArgument(QUERY_REQUIRED)
+    if len(query) > settings.MAX_QUERY_LENGTH:
+        raise InvalidArgument(
+            QUERY_TOO_LONG.format(length=len(query), limit=settings.MAX_QUERY_LENGTH)
+        )
+    if any(ord(ch) < 32 and ch not in "\t\n\r" for ch in query) or "\x00" in query:
+        raise InvalidArgument(QUERY_CONTROL_CHARS)
+    return " ".join(query.split())
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _page(limit: Any, offset: Any) -> tuple[int, int]:
+    if not _is_int(limit) or not 1 <= limit <= settings.MAX_LIMIT:
+        raise InvalidArgument(LIMIT_RANGE.format(max_limit=settings.MAX_LIMIT))
+    if not _is_int(offset) or not 0 <= offset <= MAX_OFFSET:
+        raise InvalidArgument(OFFSET_RANGE.format(max_offset=MAX_OFFSET))
+    return limit, offset
+
+
+def _listing_id(listing_id: Any) -> int:
+    if not _is_int(listing_id) or not 1 <= listing_id <= 2**63 - 1:
+        raise InvalidArgument(LISTING_ID_INVALID)
+    return int(listing_id)
+
+
+def _rates() -> Mapping[str, float]:
+    return settings.EXCHANGE_RATES
+
+
+# --- embeddings ----------------------------------------------------------------------------
+
+_meta_cache: dict[str, Any] = {}
+META_TTL_SEC = 60.0
+
+
+def stored_embedder() -> str | None:
+    """Which embedder built the stored vectors, when the database records it (ours do)."""
+    now = time.monotonic()
+    if _meta_cache.get("expires", 0.0) > now:
+        return _meta_cache.get("embedder")
+    with _database(), connections[LISTINGS].cursor() as cursor:
+        cursor.execute("SELECT to_regclass('public.vmk_meta') IS NOT NULL")
+        row = cursor.fetchone()
+        stored = None
+        if row and row[0]:
+            cursor.execute("SELECT value FROM vmk_meta WHERE key = 'embedder'")
+            found = cursor.fetchone()
+            stored = found[0] if found else None
+    _meta_cache.update(embedder=stored, expires=now + META_TTL_SEC)
+    return stored
+
+
+def _embed(query: str) -> list[float]:
+    from .embedders import get_embedder
+
+    embedder = get_embedder()
+    stored = stored_embedder()
+    if stored and stored != embedder.name:
+        raise EmbeddingUnavailable(EMBEDDER_MISMATCH.format(stored=stored, current=embedder.name))
+    started = time.perf_counter()
+    vector = embedder.embed_query_sync(query)
+    timing = _timing()
+    timing.embedding_ms += (time.perf_counter() - started) * 1000
+    stats = embedder.last_query_stats()
+    timing.embedding_cache_hit = stats.cache_hit if stats else None
+    return vector
+
+
+# --- cards ---------------------------------------------------------------------------------
+
+
+def _snippet(text: str | None, limit: int = SNIPPET_CHARS) -> tuple[str | None, bool]:
+    if not text:
+        return None, False
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text, False
+    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",.;:—-")
+    return cut + "…", True
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)
+
+
+def _card(listing: PropertyListing, **scores: Any) -> ListingCard:
+    headline = getattr(listing, "headline", None)
+    snippet, truncated = _snippet(headline or listing.description)
+    if (
+        headline
+        and listing.description
+        and len(" ".join(listing.description.split())) > len(headline)
+    ):
+        truncated = True
+    return ListingCard(
+        id=listing.id,
+        title=listing.title,
+        price=_float(listing.price),
+        currency=listing.currency,
+        deal_type=listing.deal_type,
+        listing_status=listing.listing_status,
+        city=listing.city,
+        district=listing.district,
+        metro_station=listing.metro_station,
+        rooms_count=listing.rooms_count,
+        total_area=_float(listing.total_area),
+        floor=listing.floor,
+        floors_count=listing.floors_count,
+        property_type=listing.property_type.name if listing.property_type else None,
+        publish_date=listing.publish_date,
+        url_source=listing.url_source,
+        snippet=snippet,
+        snippet_truncated=truncated,
+        **scores,
+    )
+
+
+# --- semantic ------------------------------------------------------------------------------
+
+
+def _set_vector_search_options() -> None:
+    """Iterative index scans so that filtered queries still fill the page (pgvector ≥ 0.8)."""
+    with connections[LISTINGS].cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('hnsw.ef_search', %s, true), "
+            "set_config('hnsw.iterative_scan', %s, true), "
+            "set_config('hnsw.max_scan_tuples', %s, true)",
+            [
+                str(settings.HNSW_EF_SEARCH),
+                settings.HNSW_ITERATIVE_SCAN,
+                str(settings.HNSW_MAX_SCAN_TUPLES),
+            ],
+        )
+
+
+@dataclass
+class _Neighbour:
+    listing: PropertyListing
+    distance: float
+
+
+def _neighbours(
+    vector: list[float],
+    filters: Filters,
+    *,
+    count: int,
+    min_similarity: float | None = None,
+    metric: str = "cosine",
+    exclude_id: int | None = None,
+    with_total: bool = True,
+) -> tuple[list[_Neighbour], int, list[Any]]:
+    """The `count` nearest listings under `filters`, exactly ordered, and how many match."""
+    base = PropertyListing.objects.filtered(filters, _rates()).with_embedding()
+    if exclude_id is not None:
+        base = base.exclude(id=exclude_id)
+    ranked = base.nearest(vector)
+    if min_similarity is not None:
+        ranked = ranked.filter(distance__lte=1.0 - min_similarity)
+    page = ranked.with_metric(vector, metric).cards()[:count]
+    with _database(), transaction.atomic(using=LISTINGS):
+        _set_vector_search_options()
+        rows = list(page)
+        total = (ranked if min_similarity is not None else base).count() if with_total else 0
+    # relaxed_order iterative scans may return near-ties out of order: sort the page exactly.
+    rows.sort(key=lambda listing: (listing.distance, listing.id))
+    metrics = [listing.metric_distance for listing in rows]
+    return [_Neighbour(row, float(row.distance)) for row in rows], total, metrics
+
+
+def _vector_page(
+    vector: list[float],
+    filters: Filters,
+    *,
+    limit: int,
+    offset: int,
+    min_similarity: float | None,
+    metric: str,
+    mode: str,
+    query: str | None,
+    exclude_id: int | None = None,
+) -> SearchPage:
+    neighbours, total, metric_values = _neighbours(
+        vector,
+        filters,
+        count=offset + limit,
+        min_similarity=min_similarity,
+        metric=metric,
+        exclude_id=exclude_id,
+    )
+    cards = []
+    for neighbour, metric_value in list(zip(neighbours, metric_values, strict=True))[offset:]:
+        distance = float(metric_value)
+        if metric == "inner_product":
+            distance = -distance  # pgvector's <#> is the negative inner product
+        cards.append(
+            _card(
+                neighbour.listing,
+                similarity_score=round(1.0 - neighbour.distance, 6),
+                distance=round(distance, 6),
+            )
+        )
+    _timing().rows = len(cards)
+    return SearchPage(
+        total=total,
+        limit=limit,
+        offset=offset,
+        mode=mode,
+        query=query,
+        filters=filters.active(),
+        distance_metric=metric,
+        index_used=HNSW_INDEX,
+        listings=cards,
+    )
+
+
+def _check_metric(distance_metric: Any) -> str:
+    if distance_metric not in DISTANCE_METRICS:
+        raise InvalidArgument(METRIC_UNKNOWN)
+    return str(distance_metric)
+
+
+def _check_min_similarity(min_similarity: Any) -> float | None:
+    if min_similarity is None:
+        return None
+    if (
+        isinstance(min_similarity, bool)
+        or not isinstance(min_similarity, int | float)
+        or math.isnan(min_similarity)
+        or not -1.0 <= float(min_similarity) <= 1.0
+    ):
+        raise InvalidArgument(MIN_SIMILARITY_RANGE)
+    return float(min_similarity)
+
+
+def semantic_search(
+    *,
+    query: str,
+    filters: Filters | Mapping[str, Any] | None = None,
+    limit: int = 10,
+    offset: int = 0,
+    min_similarity: float | None = None,
+    distance_metric: str = "cosine",
+) -> SearchPage:
+    """Listings nearest in meaning to a Ukrainian `query` (the server embeds it).
+
+    All three metrics are ranked through the cosine HNSW index: the stored vectors are unit
+    length, so cosine, L2 and inner product order them identically; `distance` reports the
+    requested metric and `similarity_score` is always 1 − cosine distance.
+    """
+    text = _clean_query(query, required=True)
+    assert text is not None
+    limit, offset = _page(limit, offset)
+    parsed = parse_filters(filters)
+    metric = _check_metric(distance_metric)
+    threshold = _check_min_similarity(min_similarity)
+    vector = _embed(text)
+    return _vector_page(
+        vector,
+        parsed,
+        limit=limit,
+        offset=offset,
+        min_similarity=threshold,
+        metric=metric,
+        mode="semantic",
+        query=text,
+    )
+
+
+def similar_to_listing(
+    *,
+    listing_id: int,
+    filters: Filters | Mapping[str, Any] | None = None,
+    limit: int = 10,
+    offset: int = 0,
+) -> SearchPage:
+    """'More like this': neighbours of a listing's stored embedding, without the listing."""
+    listing_id = _listing_id(listing_id)
+    limit, offset = _page(limit, offset)
+    parsed = parse_filters(filters)
+    with _database():
+        rows = list(PropertyListing.objects.filter(id=listing_id).values_list("embedding"))
+    if not rows:
+        raise NotFound(LISTING_NOT_FOUND.format(listing_id=listing_id))
+    if rows[0][0] is None:
+        raise NotFound(LISTING_HAS_NO_EMBEDDING.format(listing_id=listing_id))
+    vector = [float(x) for x in rows[0][0]]
+    return _vector_page(
+        vector,
+        parsed,
+        limit=limit,
+        offset=offset,
+        min_similarity=None,
+        metric="cosine",
+        mode="similar",
+        query=None,
+        exclude_id=listing_id,
+    )
+
+
+# --- full text -----------------------------------------------------------------------------
+
+
+def _fts_query(text: str) -> SearchQuery:
+    return SearchQuery(text, config=settings.FTS_CONFIG, search_type="plain")
+
+
+def _words(text: str) -> list[str]:
+    return [word for word in text.split() if len(word) >= 2][:10] or [text]
+
+
+def _text_ranked(text: str, filters: Filters, sort_by: str) -> tuple[Any, str]:
+    """The ranked full-text queryset, or the ILIKE fallback when full text finds nothing."""
+    base = PropertyListing.objects.filtered(filters, _rates())
+    query = _fts_query(text)
+    matched = base.matching(query)
+    with _database():
+        has_match = matched.exists()
+    if has_match:
+        qs = matched.with_headline(query, settings.FTS_CONFIG)
+        mode = "fulltext"
+    else:
+        qs = base.containing_words(_words(text))
+        mode = "ilike_fallback"
+        if sort_by == "relevance":
+            sort_by = "date_desc"
+    if sort_by in {"price_asc", "price_desc"}:
+        qs = qs.with_price_in("USD", _rates())
+    return qs.sorted_by(sort_by), mode
+
+
+def fulltext_search(
+    *,
+    query: str | None = None,
+    filters: Filters | Mapping[str, Any] | None = None,
+    sort_by: str = "relevance",
+    limit: int = 10,
+    offset: int = 0,
+) -> SearchPage:
+    """Full-text search (PostgreSQL text search, Ukrainian morphology) plus filters.
+
+    With no query it is a pure filter. When full text finds nothing it falls back to a
+    case-insensitive substring match over title, description and address (mode says which).
+    """
+    text = _clean_query(query, required=False)
+    limit, offset = _page(limit, offset)
+    parsed = parse_filters(filters)
+    if sort_by not in SORT_ORDERS:
+        raise InvalidArgument(SORT_UNKNOWN)
+    if text is None:
+        order = "date_desc" if sort_by == "relevance" else sort_by
+        qs = PropertyListing.objects.filtered(parsed, _rates())
+        if order in {"price_asc", "price_desc"}:
+            qs = qs.with_price_in("USD", _rates())
+        qs = qs.sorted_by(order)
+        mode = "filter"
+    else:
+        qs, mode = _text_ranked(text, parsed, sort_by)
+    with _database():
+        rows = list(qs.cards()[offset : offset + limit])
+        total = qs.count() if rows or offset else 0
+    cards = [
+        _card(row, rank_score=round(float(row.rank), 6) if getattr(row, "rank", None) else None)
+        for row in rows
+    ]
+    _timing().rows = len(cards)
+    return SearchPage(
+        total=total,
+        limit=limit,
+        offset=offset,
+        mode=mode,
+        query=text,
+        filters=parsed.active(),
+        sort_by=sort_by,
+        listings=cards,
+    )
+
+
+# --- hybrid --------------------------------------------------------------------------------
+
+
+def rrf_fuse(*ranked_lists: list[int], k: int = RRF_K) -> list[tuple[int, float, list[int | None]]]:
+    """Reciprocal Rank Fusion: (id, score, 1-based rank in each list or None), best first."""
+    scores: dict[int, float] = {}
+    ranks: dict[int, list[int | None]] = {}
+    for position, ids in enumerate(ranked_lists):
+        for rank, listing_id in enumerate(ids, start=1):
+            scores[listing_id] = scores.get(listing_id, 0.0) + 1.0 / (k + rank)
+            ranks.setdefault(listing_id, [None] * len(ranked_lists))[position] = rank
+    ordered = sorted(scores, key=lambda listing_id: (-scores[listing_id], listing_id))
+    return [(listing_id, scores[listing_id], ranks[listing_id]) for listing_id in ordered]
+
+
+def hybrid_search(
+    *,
+    query: str,
+    filters: Filters | Mapping[str, Any] | None = None,
+    limit: int = 10,
+    offset: int = 0,
+) -> SearchPage:
+    """Semantic and full-text results fused by Reciprocal Rank Fusion (k = 60)."""
+    text = _clean_query(query, required=True)
+    assert text is not None
+    limit, offset = _page(limit, offset)
+    parsed = parse_filters(filters)
+    candidates = min(max(50, 2 * (offset + limit)), MAX_CANDIDATES)
+    vector = _embed(text)
+    neighbours, _, _ = _neighbours(vector, parsed, count=candidates, with_total=False)
+    text_qs, text_mode = _text_ranked(text, parsed, "relevance")
+    with _database():
+        text_ids = list(text_qs.values_list("id", flat=True)[:candidates])
+    fused = rrf_fuse([n.listing.id for n in neighbours], text_ids)
+    page = fused[offset : offset + limit]
+    by_id = {n.listing.id: n.listing for n in neighbours}
+    missing = [listing_id for listing_id, _, _ in page if listing_id not in by_id]
+    if missing:
+        with _database():
+            query_for_headline = _fts_query(text)
+            extra = PropertyListing.objects.filter(id__in=missing).cards()
+            if text_mode == "fulltext":
+                extra = extra.with_headline(query_for_headline, settings.FTS_CONFIG)
+            by_id.update({row.id: row for row in extra})
+    distances = {n.listing.id: n.distance for n in neighbours}
+    cards = []
+    for listing_id, score, (semantic_rank, text_rank) in page:
+        similarity = distances.get(listing_id)
+        cards.append(
+            _card(
+                by_id[listing_id],
+                fused_score=round(score, 6),
+                semantic_rank=semantic_rank,
+                fulltext_rank=text_rank,
+                similarity_score=None if similarity is None else round(1.0 - similarity, 6),
+            )
+        )
+    _timing().rows = len(cards)
+    exact = len(neighbours) < candidates and len(text_ids) < candidates
+    return SearchPage(
+        total=len(fused),
+        total_exact=exact,
+        limit=limit,
+        offset=offset,
+        mode="hybrid",
+        query=text,
+        filters=parsed.active() | {"fulltext_mode": text_mode},
+        index_used=HNSW_INDEX,
+        listings=cards,
+    )
+
+
+# --- single listing ------------------------------------------------------------------------
+
+
+def get_listing(*, listing_id: int) -> ListingDetail:
+    """The full card of one listing, any status; service columns never appear."""
+    listing_id = _listing_id(listing_id)
+    with _database():
+        listing = (
+            PropertyListing.objects.select_related("property_type")
+            .defer("embedding", "search_vector", "raw_data_id", "created_at", "updated_at")
+            .annotate(has_vector=Q(embedding__isnull=False))
+            .filter(id=listing_id)
+            .first()
+        )
+    if listing is None:
+        raise NotFound(LISTING_NOT_FOUND.format(listing_id=listing_id))
+    data = {
+        name: getattr(listing, name)
+        for name in ListingDetail.model_fields
+        if hasattr(listing, name)
+    }
+    data["property_type"] = listing.property_type.name if listing.property_type else None
+    data["has_embedding"] = bool(listing.has_vector)
+    _timing().rows = 1
+    return ListingDetail.model_validate(data)
+
+
+# --- stats ---------------------------------------------------------------------------------
+
+
+class Median(Aggregate):
+    function = "percentile_cont"
+    template = "%(function)s(0.5) WITHIN GROUP (ORDER BY %(expressions)s)"
+    output_field = FloatField()
+
+
+def listing_stats(
+    *,
+    filters: Filters | Mapping[str, Any] | None = None,
+    group_by: str | None = None,
+    currency: str = "USD",
+) -> StatsResult:
+    """Counts and price figures (min, median, max, average, median per m²) in `currency`."""
+    parsed = parse_filters(filters)
+    if group_by is not None and group_by not in GROUP_BY:
+        raise InvalidArgument(GROUP_BY_UNKNOWN)
+    if currency not in _rates():
+        raise InvalidArgument(CURRENCY_UNKNOWN.format(allowed=", ".join(_rates())))
+    normalised = price_in(currency, _rates())
+    qs = PropertyListing.objects.filtered(parsed, _rates()).annotate(p=normalised)
+    aggregates = {
+        "count": Count("id"),
+        "priced_count": Count("p"),
+        "min_price": Min("p"),
+        "median_price": Median("p"),
+        "max_price": Max("p"),
+        "avg_price": Avg("p"),
+        "median_price_per_m2": Median(
+            F("p") / F("total_area"), filter=Q(total_area__gt=0, p__isnull=False)
+        ),
+    }
+    truncated = False
+    with _database():
+        if group_by is None:
+            rows = [qs.aggregate(**aggregates)]
+            total = rows[0]["count"]
+        else:
+            grouped = list(
+                qs.values(group_by)
+                .annotate(**aggregates)
+                .order_by("-count", group_by)[: MAX_STATS_GROUPS + 1]
+            )
+            truncated = len(grouped) > MAX_STATS_GROUPS
+            rows = grouped[:MAX_STATS_GROUPS]
+            total = qs.count() if truncated else sum(row["count"] for row in rows)
+    groups = [
+        StatsRow(
+            group=row.get(group_by) if group_by else None,
+            count=row["count"],
+            priced_count=row["priced_count"],
+            **{
+                key: None if row[key] is None else round(float(row[key]), 2)
+                for key in (
+                    "min_price",
+                    "median_price",
+                    "max_price",
+                    "avg_price",
+                    "median_price_per_m2",
+                )
+            },
+        )
+        for row in rows
+    ]
+    warnings = []
+    if parsed.deal_type is None and group_by != "deal_type":
+        warnings.append(MIXED_DEALS_WARNING)
+    _timing().rows = len(groups)
+    return StatsResult(
+        currency=currency,
+        group_by=group_by,
+        filters=parsed.active(),
+        total=total,
+        groups=groups,
+        groups_truncated=truncated,
+        warnings=warnings,
+    )
+
+
+__all__ = [
+    "DISTANCE_METRICS",
+    "GROUP_BY",
+    "SORT_ORDERS",
+    "SearchError",
+    "collect_timings",
+    "fulltext_search",
+    "get_listing",
+    "hybrid_search",
+    "listing_stats",
+    "rrf_fuse",
+    "semantic_search",
+    "similar_to_listing",
+]

@@ -1,0 +1,73 @@
+"""Run a synchronous search call for an MCP request, the way Django runs a view.
+
+Each call gets its own thread-sensitive context (so concurrent agents do not queue on one
+thread) and Django's per-request connection handling (so the pooled connection goes back
+to the pool when the call ends). One log line per call.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from asgiref.sync import ThreadSensitiveContext, sync_to_async
+from django.db import close_old_connections
+
+from listings.errors import SearchError
+from listings.search import Timings, collect_timings
+
+logger = logging.getLogger("vmk.mcp")
+
+T = TypeVar("T")
+
+# Called with a finished call's record; the audit log plugs in here.
+call_observers: list[Callable[[dict[str, Any]], None]] = []
+
+
+def _run(fn: Callable[..., T], kwargs: dict[str, Any], timings: Timings) -> T:
+    close_old_connections()
+    try:
+        with collect_timings(timings):
+            return fn(**kwargs)
+    finally:
+        close_old_connections()
+
+
+async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
+    started = time.perf_counter()
+    code = ""
+    timings = Timings()
+    try:
+        async with ThreadSensitiveContext():
+            return await sync_to_async(_run, thread_sensitive=True)(fn, kwargs, timings)
+    except SearchError as exc:
+        code = exc.code
+        raise
+    except Exception:
+        code = "internal_error"
+        raise
+    finally:
+        elapsed = (time.perf_counter() - started) * 1000
+        logger.info(
+            "tool=%s ms=%.1f embedding_ms=%.1f db_ms=%.1f rows=%d code=%s",
+            tool,
+            elapsed,
+            timings.embedding_ms,
+            timings.db_ms,
+            timings.rows,
+            code or "ok",
+        )
+        record = {
+            "tool": tool,
+            "arguments": kwargs,
+            "latency_ms": elapsed,
+            "rows": timings.rows,
+            "error_code": code,
+        }
+        for observer in call_observers:
+            try:
+                observer(record)
+            except Exception:
+                logger.exception("call observer failed")

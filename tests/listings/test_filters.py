@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from listings.errors import InvalidArgument
+from listings.filters import ENUMS_FROM_MODELS, FILTER_NAMES, Filters, parse_filters
+from listings.models import BuildingType, DealType, RenovationStatus
+
+
+def test_defaults_to_active_listings_in_usd():
+    filters = parse_filters(None)
+    assert filters.listing_status == "active"
+    assert filters.currency == "USD"
+    assert filters.active() == {"listing_status": "active"}
+
+
+def test_unknown_key_names_every_allowed_filter():
+    with pytest.raises(InvalidArgument) as excinfo:
+        parse_filters({"town": "Київ"})
+    message = excinfo.value.message
+    assert message.startswith("Unknown filter 'town'. Allowed filters: city, district")
+    assert all(name in message for name in FILTER_NAMES)
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ({"deal_type": "buy"}, "Filter 'deal_type': must be one of sale, rent_long, rent_short."),
+        (
+            {"building_type": "straw"},
+            "Filter 'building_type': must be one of brick, panel, monolith, gas_block, wood.",
+        ),
+        ({"currency": "GBP"}, "Filter 'currency': must be one of USD, EUR, UAH."),
+        ({"min_price": -1}, "Filter 'min_price': input should be greater than or equal to 0."),
+        (
+            {"rooms_count": "two"},
+            "Filter 'rooms_count': input should be a valid integer, unable to parse string as an integer.",
+        ),
+        (
+            {"min_price": 10, "max_price": 5},
+            "Filter 'min_price' (10.0) is greater than 'max_price' (5.0).",
+        ),
+        (
+            {"min_rooms": 4, "max_rooms": 2},
+            "Filter 'min_rooms' (4) is greater than 'max_rooms' (2).",
+        ),
+        ({"city": "   "}, "Filter 'city': must not be empty."),
+        ({"city": "Ки\x00їв"}, "Filter 'city': must not contain control characters."),
+        ({"max_price": math.inf}, "Filter 'max_price': must be a finite number up to 1e+12."),
+    ],
+)
+def test_bad_values_are_explained(raw, expected):
+    with pytest.raises(InvalidArgument) as excinfo:
+        parse_filters(raw)
+    assert excinfo.value.message == expected
+    assert excinfo.value.code == "invalid_argument"
+
+
+def test_filters_must_be_an_object():
+    with pytest.raises(InvalidArgument, match="must be an object"):
+        parse_filters(["city", "Київ"])  # type: ignore[arg-type]
+
+
+def test_text_values_are_trimmed_and_none_means_unset():
+    filters = parse_filters({"city": "  Київ ", "district": None})
+    assert filters.city == "Київ"
+    assert filters.district is None
+
+
+def test_documented_enums_match_the_model_choices():
+    assert ENUMS_FROM_MODELS["deal_type"] == DealType.values
+    assert ENUMS_FROM_MODELS["building_type"] == BuildingType.values
+    assert ENUMS_FROM_MODELS["renovation_status"] == RenovationStatus.values
+    for name in ("deal_type", "building_type", "renovation_status", "currency"):
+        schema = Filters.model_json_schema()["properties"][name]
+        listed = [
+            value for option in schema.get("anyOf", [schema]) for value in option.get("enum", [])
+        ]
+        assert set(listed) == {v for v in ENUMS_FROM_MODELS[name] if v != "any"}
+
+
+def test_listing_status_any_is_allowed():
+    assert parse_filters({"listing_status": "any"}).listing_status == "any"

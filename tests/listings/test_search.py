@@ -1,0 +1,390 @@
+"""Search behaviour on the real embedded PostgreSQL with the synthetic demo listings."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from listings import search
+from listings.errors import InvalidArgument, NotFound
+from listings.models import SERVICE_FIELDS, PropertyListing
+
+pytestmark = pytest.mark.usefixtures("listings_access")
+
+QUERY = "двокімнатна квартира біля метро з балконом"
+
+
+def _ids(page):
+    return [card.id for card in page.listings]
+
+
+# --- semantic --------------------------------------------------------------------------
+
+
+def test_semantic_search_returns_a_full_page_ordered_by_similarity():
+    page = search.semantic_search(query=QUERY, limit=10)
+    assert page.mode == "semantic"
+    assert len(page.listings) == 10
+    scores = [card.similarity_score for card in page.listings]
+    assert scores == sorted(scores, reverse=True)
+    assert all(card.listing_status == "active" for card in page.listings)
+    assert (
+        page.total
+        == PropertyListing.objects.filter(listing_status="active", embedding__isnull=False).count()
+    )
+    assert page.index_used == "ix_property_listings_embedding_hnsw"
+
+
+def test_semantic_results_are_about_the_query():
+    page = search.semantic_search(query="земельна ділянка під забудову", limit=5)
+    titles = " ".join((card.title or "").lower() for card in page.listings)
+    assert "ділянк" in titles
+
+
+def test_filtered_semantic_search_fills_the_page_when_a_filter_keeps_two_percent():
+    total = PropertyListing.objects.filter(listing_status="active", embedding__isnull=False).count()
+    # Find a filter that keeps roughly 2% of the rows.
+    candidates = (
+        PropertyListing.objects.filter(listing_status="active", embedding__isnull=False)
+        .values_list("city", "rooms_count", "deal_type")
+        .distinct()
+    )
+    chosen = None
+    for city, rooms, deal in candidates:
+        filters = {"city": city, "rooms_count": rooms, "deal_type": deal}
+        matching = PropertyListing.objects.filter(
+            listing_status="active",
+            embedding__isnull=False,
+            city=city,
+            rooms_count=rooms,
+            deal_type=deal,
+        ).count()
+        if 12 <= matching <= 0.03 * total:
+            chosen = (filters, matching)
+            break
+    assert chosen is not None
+    filters, matching = chosen
+    page = search.semantic_search(query=QUERY, filters=filters, limit=10)
+    assert len(page.listings) == 10
+    assert page.total == matching
+    assert all(card.city == filters["city"] for card in page.listings)
+    # and a later page reaches the last matching rows
+    last = search.semantic_search(query=QUERY, filters=filters, limit=10, offset=matching - 3)
+    assert len(last.listings) == 3
+
+
+def test_semantic_pagination_neither_skips_nor_repeats():
+    whole = _ids(search.semantic_search(query=QUERY, limit=30))
+    pages = []
+    for offset in (0, 10, 20):
+        pages += _ids(search.semantic_search(query=QUERY, limit=10, offset=offset))
+    assert pages == whole
+    assert len(set(pages)) == 30
+
+
+def test_min_similarity_drops_weaker_results():
+    page = search.semantic_search(query=QUERY, limit=50)
+    threshold = page.listings[5].similarity_score
+    strict = search.semantic_search(query=QUERY, limit=50, min_similarity=threshold)
+    assert 6 <= len(strict.listings) < 50
+    assert all(card.similarity_score >= threshold - 1e-6 for card in strict.listings)
+    assert strict.total == len(strict.listings)
+
+
+@pytest.mark.parametrize("metric", ["cosine", "l2", "inner_product"])
+def test_every_metric_ranks_the_same_and_reports_its_distance(metric):
+    cosine = search.semantic_search(query=QUERY, limit=10)
+    other = search.semantic_search(query=QUERY, limit=10, distance_metric=metric)
+    assert _ids(other) == _ids(cosine)
+    first = other.listings[0]
+    if metric == "cosine":
+        assert first.distance == pytest.approx(1 - first.similarity_score, abs=1e-5)
+    elif metric == "l2":
+        assert first.distance == pytest.approx((2 - 2 * first.similarity_score) ** 0.5, abs=1e-4)
+    else:
+        assert first.distance == pytest.approx(first.similarity_score, abs=1e-5)
+
+
+def test_listings_without_embeddings_are_skipped_not_errors():
+    without = PropertyListing.objects.filter(embedding__isnull=True).count()
+    assert without > 0
+    page = search.semantic_search(query=QUERY, limit=50, filters={"listing_status": "any"})
+    missing = set(
+        PropertyListing.objects.filter(embedding__isnull=True).values_list("id", flat=True)
+    )
+    assert not missing & set(_ids(page))
+
+
+# --- full text -------------------------------------------------------------------------
+
+
+def test_fulltext_matches_inflected_forms():
+    page = search.fulltext_search(query="квартири з балконами", limit=10)
+    assert page.mode == "fulltext"
+    assert page.total > 0
+    card = page.listings[0]
+    text = (card.title or "") + " " + (card.snippet or "")
+    assert "квартир" in text.lower() or "балкон" in text.lower()
+    ranks = [c.rank_score for c in page.listings]
+    assert ranks == sorted(ranks, reverse=True)
+
+
+def test_fulltext_snippets_mark_the_matched_words_and_stay_short():
+    page = search.fulltext_search(query="балкон", limit=20)
+    assert any("«" in (card.snippet or "") for card in page.listings)
+    assert all(len(card.snippet or "") <= 301 for card in page.listings)
+
+
+def test_ilike_fallback_when_full_text_finds_nothing():
+    # 'імнатн' is inside 'кімнатна' but is no word of its own: full text finds nothing.
+    page = search.fulltext_search(query="імнатн", limit=50)
+    assert page.mode == "ilike_fallback"
+    assert page.total > 0
+    for card in page.listings:
+        listing = PropertyListing.objects.get(id=card.id)
+        haystack = " ".join(filter(None, [listing.title, listing.description, listing.address_raw]))
+        assert "імнатн" in haystack.lower()
+
+
+def test_ilike_fallback_that_finds_nothing_says_so():
+    page = search.fulltext_search(query="щщщщжжжж", limit=5)
+    assert page.mode == "ilike_fallback"
+    assert page.total == 0
+    assert page.listings == []
+
+
+def test_no_query_is_a_pure_filter_sorted_newest_first():
+    page = search.fulltext_search(filters={"city": "Львів"}, limit=20)
+    assert page.mode == "filter"
+    dates = [card.publish_date for card in page.listings]
+    assert dates == sorted(dates, reverse=True)
+    assert (
+        page.total == PropertyListing.objects.filter(city="Львів", listing_status="active").count()
+    )
+
+
+@pytest.mark.parametrize(
+    ("sort_by", "key", "reverse"),
+    [("area_desc", "total_area", True), ("date_desc", "publish_date", True)],
+)
+def test_sort_orders(sort_by, key, reverse):
+    page = search.fulltext_search(query="квартира", sort_by=sort_by, limit=30)
+    values = [getattr(card, key) for card in page.listings if getattr(card, key) is not None]
+    assert values == sorted(values, reverse=reverse)
+
+
+def test_price_sorting_uses_the_normalised_price():
+    page = search.fulltext_search(filters={"deal_type": "sale"}, sort_by="price_asc", limit=50)
+    rates = {"USD": 1.0, "EUR": 0.92, "UAH": 41.5}
+    usd = [card.price / rates[card.currency] for card in page.listings if card.price is not None]
+    assert usd == sorted(usd)
+    assert len({card.currency for card in page.listings}) >= 1
+
+
+# --- currency --------------------------------------------------------------------------
+
+
+def test_uah_bound_finds_a_listing_priced_in_usd():
+    # 'до 2 млн грн' must find a flat listed at 45 000 USD (45 000 × 41.5 = 1 867 500 UAH).
+    listing = (
+        PropertyListing.objects.filter(
+            currency="USD",
+            listing_status="active",
+            price__gte=Decimal("40000"),
+            price__lte=Decimal("48000"),
+        )
+        .order_by("id")
+        .first()
+    )
+    assert listing is not None
+    page = search.fulltext_search(
+        filters={
+            "max_price": 2_000_000,
+            "currency": "UAH",
+            "city": listing.city,
+            "min_price": float(listing.price) * 41.5 - 1,
+            "deal_type": listing.deal_type,
+        },
+        limit=50,
+    )
+    assert listing.id in _ids(page)
+
+
+def test_usd_bound_finds_a_listing_priced_in_uah_and_excludes_dearer_ones():
+    listing = (
+        PropertyListing.objects.filter(currency="UAH", listing_status="active")
+        .exclude(price__isnull=True)
+        .order_by("id")
+        .first()
+    )
+    usd = float(listing.price) / 41.5
+    hit = search.fulltext_search(
+        filters={"min_price": usd - 1, "max_price": usd + 1, "currency": "USD"}, limit=50
+    )
+    assert listing.id in _ids(hit)
+    miss = search.fulltext_search(
+        filters={"min_price": usd + 5, "currency": "USD", "max_price": usd + 10}, limit=50
+    )
+    assert listing.id not in _ids(miss)
+
+
+# --- hybrid ----------------------------------------------------------------------------
+
+
+def test_rrf_orders_a_hand_built_case():
+    fused = search.rrf_fuse([1, 2, 3], [3, 1, 4])
+    ids = [listing_id for listing_id, _, _ in fused]
+    # 1: 1/61 + 1/62; 3: 1/63 + 1/61; 2: 1/62; 4: 1/63
+    assert ids == [1, 3, 2, 4]
+    assert fused[0][2] == [1, 2]
+    assert fused[1][1] == pytest.approx(1 / 63 + 1 / 61)
+    assert fused[3][2] == [None, 3]
+
+
+def test_hybrid_search_shows_fused_score_and_both_ranks():
+    page = search.hybrid_search(query=QUERY, limit=10)
+    assert page.mode == "hybrid"
+    assert len(page.listings) == 10
+    fused = [card.fused_score for card in page.listings]
+    assert fused == sorted(fused, reverse=True)
+    assert any(c.semantic_rank and c.fulltext_rank for c in page.listings)
+    for card in page.listings:
+        expected = sum(1 / (60 + r) for r in (card.semantic_rank, card.fulltext_rank) if r)
+        assert card.fused_score == pytest.approx(expected, abs=1e-6)
+
+
+def test_hybrid_pagination_neither_skips_nor_repeats():
+    whole = _ids(search.hybrid_search(query=QUERY, limit=20))
+    paged = _ids(search.hybrid_search(query=QUERY, limit=10)) + _ids(
+        search.hybrid_search(query=QUERY, limit=10, offset=10)
+    )
+    assert paged == whole
+
+
+# --- more like this, get, stats --------------------------------------------------------
+
+
+def test_similar_to_listing_excludes_itself():
+    source = PropertyListing.objects.filter(
+        embedding__isnull=False, listing_status="active"
+    ).first()
+    page = search.similar_to_listing(listing_id=source.id, limit=10)
+    assert page.mode == "similar"
+    assert source.id not in _ids(page)
+    assert len(page.listings) == 10
+
+
+def test_similar_to_listing_without_embedding_is_a_clear_error():
+    source = PropertyListing.objects.filter(embedding__isnull=True).first()
+    with pytest.raises(NotFound) as excinfo:
+        search.similar_to_listing(listing_id=source.id)
+    assert excinfo.value.message == search.LISTING_HAS_NO_EMBEDDING.format(listing_id=source.id)
+
+
+def test_similar_to_missing_listing_is_not_found():
+    with pytest.raises(NotFound):
+        search.similar_to_listing(listing_id=10**12)
+
+
+def test_get_listing_has_every_user_field_and_no_service_column():
+    listing = PropertyListing.objects.first()
+    detail = search.get_listing(listing_id=listing.id)
+    dumped = detail.model_dump()
+    assert not SERVICE_FIELDS & set(dumped)
+    assert dumped["title"] == listing.title
+    assert dumped["property_type"] == listing.property_type.name
+    assert dumped["description"] == listing.description
+
+
+def test_get_listing_missing_is_not_found():
+    with pytest.raises(NotFound) as excinfo:
+        search.get_listing(listing_id=999_999_999)
+    assert excinfo.value.message == "Listing 999999999 does not exist."
+
+
+def test_service_columns_are_absent_from_every_output():
+    outputs = [
+        search.semantic_search(query=QUERY, limit=3),
+        search.fulltext_search(query=QUERY, limit=3),
+        search.hybrid_search(query=QUERY, limit=3),
+        search.listing_stats(group_by="city"),
+    ]
+    for output in outputs:
+        text = output.model_dump_json()
+        for name in SERVICE_FIELDS:
+            assert f'"{name}"' not in text
+
+
+def test_stats_overall_and_grouped_in_uah():
+    overall = search.listing_stats(filters={"deal_type": "sale"}, currency="UAH")
+    row = overall.groups[0]
+    assert (
+        row.count
+        == PropertyListing.objects.filter(deal_type="sale", listing_status="active").count()
+    )
+    assert row.min_price <= row.median_price <= row.max_price
+    assert row.median_price_per_m2 > 0
+    assert overall.warnings == []
+    grouped = search.listing_stats(filters={"deal_type": "sale"}, group_by="city", currency="UAH")
+    assert sum(g.count for g in grouped.groups) == row.count
+    kyiv = next(g for g in grouped.groups if g.group == "Київ")
+    lviv = next(g for g in grouped.groups if g.group == "Львів")
+    assert kyiv.median_price > lviv.median_price * 0.8
+    usd = search.listing_stats(filters={"deal_type": "sale"}, currency="USD").groups[0]
+    assert row.median_price == pytest.approx(usd.median_price * 41.5, rel=1e-6)
+
+
+def test_stats_warn_when_sale_and_rent_are_mixed():
+    assert search.listing_stats().warnings == [search.MIXED_DEALS_WARNING]
+
+
+# --- bad input -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: search.semantic_search(query=""), search.QUERY_REQUIRED),
+        (
+            lambda: search.semantic_search(query="x" * 5000),
+            "'query' is 5000 characters long; the limit is 1000.",
+        ),
+        (lambda: search.semantic_search(query="a\x00b"), search.QUERY_CONTROL_CHARS),
+        (
+            lambda: search.semantic_search(query="q", limit=51),
+            "'limit' must be an integer from 1 to 50.",
+        ),
+        (
+            lambda: search.semantic_search(query="q", limit=0),
+            "'limit' must be an integer from 1 to 50.",
+        ),
+        (
+            lambda: search.semantic_search(query="q", offset=-1),
+            "'offset' must be an integer from 0 to 10000.",
+        ),
+        (
+            lambda: search.semantic_search(query="q", distance_metric="manhattan"),
+            search.METRIC_UNKNOWN,
+        ),
+        (lambda: search.semantic_search(query="q", min_similarity=2), search.MIN_SIMILARITY_RANGE),
+        (lambda: search.fulltext_search(query="q", sort_by="cheapest"), search.SORT_UNKNOWN),
+        (lambda: search.listing_stats(group_by="color"), search.GROUP_BY_UNKNOWN),
+        (lambda: search.listing_stats(currency="GBP"), "'currency' must be one of: USD, EUR, UAH."),
+        (lambda: search.get_listing(listing_id=-5), search.LISTING_ID_INVALID),
+        (lambda: search.get_listing(listing_id=True), search.LISTING_ID_INVALID),
+    ],
+)
+def test_bad_arguments_raise_invalid_argument(call, message):
+    with pytest.raises(InvalidArgument) as excinfo:
+        call()
+    assert excinfo.value.message == message
+
+
+def test_injection_strings_are_plain_text():
+    for text in ["'; DROP TABLE property_listings; --", "%' OR 1=1 --", "\\'; SELECT pg_sleep(5)"]:
+        page = search.fulltext_search(query=text, limit=5)
+        assert page.mode in {"fulltext", "ilike_fallback"}
+        search.semantic_search(query=text, limit=1)
+        search.fulltext_search(filters={"city": text}, limit=1)
+    assert PropertyListing.objects.count() > 0

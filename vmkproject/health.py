@@ -1,0 +1,59 @@
+"""/health: the process is up; the body says how the database and the embedder are."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+
+HEALTH_TIMEOUT_SEC = 2.0
+
+
+def _database_state() -> dict[str, Any]:
+    from django.db import connections
+
+    connection = connections["listings"]
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
+            row = cursor.fetchone()
+            cursor.execute(
+                "SELECT reltuples::bigint FROM pg_class WHERE oid = 'property_listings'::regclass"
+            )
+            estimate = cursor.fetchone()
+        return {
+            "reachable": True,
+            "embedded": bool(settings.DATABASES["listings"].get("EMBEDDED")),
+            "pgvector": row[0] if row else None,
+            "listings_estimate": max(int(estimate[0]), 0) if estimate else None,
+        }
+    except Exception:  # noqa: BLE001 - health never fails; it reports
+        return {"reachable": False, "error": "the listings database is not reachable"}
+    finally:
+        connection.close()
+
+
+async def check() -> dict[str, Any]:
+    from listings.embedders import check_embedder
+
+    started = time.monotonic()
+    try:
+        database = await asyncio.wait_for(
+            sync_to_async(_database_state, thread_sensitive=False)(), HEALTH_TIMEOUT_SEC + 1
+        )
+    except TimeoutError:
+        database = {"reachable": False, "error": "the listings database did not answer in time"}
+    try:
+        embedder = await check_embedder(HEALTH_TIMEOUT_SEC)
+    except Exception:  # noqa: BLE001
+        embedder = {"reachable": False, "error": "the embedder check failed"}
+    ok = database.get("reachable") and embedder.get("reachable")
+    return {
+        "status": "ok" if ok else "degraded",
+        "database": database,
+        "embedder": embedder,
+        "checked_in_ms": round((time.monotonic() - started) * 1000, 1),
+    }

