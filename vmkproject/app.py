@@ -14,7 +14,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from vmkproject import health
-from vmkproject.db import listings_pool
+from vmkproject.db import listings_pool, stop_all
 
 logger = logging.getLogger("vmk.app")
 
@@ -60,6 +60,19 @@ def build_app(django_app: Any) -> Starlette:
         async with mcp_lifespan():
             yield
         await sync_to_async(close_listings_pool, thread_sensitive=False)()
+        # uvicorn re-raises SIGTERM after shutdown, which skips atexit handlers: let go of
+        # the embedded database here (it stops if this was its last holder).
+        await sync_to_async(stop_all, thread_sensitive=False)()
 
+    from django.conf import settings
+    from starlette.staticfiles import StaticFiles
+
+    # The admin's CSS and JS, collected by `manage.py collectstatic` (make run does it).
+    routes.append(
+        Mount(
+            "/" + settings.STATIC_URL.strip("/"),
+            app=StaticFiles(directory=settings.STATIC_ROOT, check_dir=False),
+        )
+    )
     routes.append(Mount("/", app=django_app))
     return Starlette(routes=routes, lifespan=lifespan)

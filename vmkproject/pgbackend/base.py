@@ -42,8 +42,13 @@ def start_embedded(embedded: dict[str, Any], dbname: str) -> str:
     """Start the embedded server and make sure its database exists; returns the socket dir."""
     from pathlib import Path
 
-    from listings.loading import load_synthetic_listings
     from vmkproject import db
+
+    def load_demo(conn: Any, count: int, seed: int) -> None:
+        # Imported only when the demo data must be made: it loads the embedding model.
+        from listings.loading import load_synthetic_listings
+
+        load_synthetic_listings(conn, count=count, seed=seed)
 
     server = db.start_server(Path(embedded["DATA_DIR"]))
     db.ensure_database(
@@ -52,6 +57,6 @@ def start_embedded(embedded: dict[str, Any], dbname: str) -> str:
         fts_config=settings.FTS_CONFIG,
         demo_count=int(embedded.get("DEMO_COUNT", 0)),
         demo_seed=int(embedded.get("DEMO_SEED", 42)),
-        loader=lambda conn, count, seed: load_synthetic_listings(conn, count=count, seed=seed),
+        loader=load_demo,
     )
     return server.socket_dir

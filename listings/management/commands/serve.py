@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+import sys
 from typing import Any
 
 import uvicorn
@@ -9,7 +11,11 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connections
 
-from vmkproject.db import listings_pool
+from vmkproject.db import listings_pool, stop_all
+
+
+def _exit_cleanly(signum: int, frame: Any) -> None:
+    sys.exit(0)
 
 
 class Command(BaseCommand):
@@ -32,6 +38,16 @@ class Command(BaseCommand):
             f"Serving on http://{options['host']}:{options['port']}  "
             f"(MCP: /mcp, health: /health, admin: /admin/)"
         )
+        # uvicorn re-raises SIGTERM/SIGINT once it has shut down; exit through Python then, so
+        # that the embedded database is let go of (and stopped) rather than left running.
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, _exit_cleanly)
+        try:
+            self._serve(options)
+        finally:
+            stop_all()
+
+    def _serve(self, options: dict[str, Any]) -> None:
         uvicorn.run(
             "vmkproject.asgi:application",
             host=options["host"],
