@@ -154,6 +154,7 @@ class CityInfo:
     daily_uah: float  # a typical one-room flat per day, UAH
     land_usd_sotka: float  # a plot for a house, USD per sotka (100 m²)
     water: str | None = None  # what a water view looks at, accusative: "Дніпро", "море"
+    water_districts: frozenset[str] = frozenset()  # districts on that water
 
     @property
     def has_metro(self) -> bool:
@@ -212,7 +213,10 @@ _KYIV = CityInfo(
     locative="у Києві",
     weight=32,
     water="Дніпро",
-    sale_usd_m2=1500,
+    water_districts=frozenset(
+        {"Голосіївський", "Дарницький", "Дніпровський", "Оболонський", "Печерський", "Подільський"}
+    ),
+    sale_usd_m2=1350,
     rent_uah_m2=340,
     daily_uah=1100,
     land_usd_sotka=3500,
@@ -232,7 +236,11 @@ _KYIV = CityInfo(
                 "Олімпійська",
                 "Видубичі",
             ),
-            hoods=(("Теремки", "на Теремках"), ("Деміївка", "на Деміївці"), ("Голосіїв", "у Голосієві")),
+            hoods=(
+                ("Теремки", "на Теремках"),
+                ("Деміївка", "на Деміївці"),
+                ("Голосіїв", "у Голосієві"),
+            ),
             streets=(
                 "просп. Голосіївський",
                 "вул. Велика Васильківська",
@@ -338,7 +346,11 @@ _KYIV = CityInfo(
                 "Хрещатик",
                 "Площа Українських Героїв",
             ),
-            hoods=(("Печерськ", "на Печерську"), ("Липки", "у Липках"), ("Звіринець", "на Звіринці")),
+            hoods=(
+                ("Печерськ", "на Печерську"),
+                ("Липки", "у Липках"),
+                ("Звіринець", "на Звіринці"),
+            ),
             streets=(
                 "бульв. Лесі Українки",
                 "вул. Євгена Коновальця",
@@ -504,7 +516,11 @@ _KHARKIV = CityInfo(
             factor=0.75,
             weight=1.4,
         ),
-        _d("Немишлянський", metro=("Палац Спорту", "Армійська", "Імені О. С. Масельського"), factor=0.8),
+        _d(
+            "Немишлянський",
+            metro=("Палац Спорту", "Армійська", "Імені О. С. Масельського"),
+            factor=0.8,
+        ),
         _d(
             "Індустріальний",
             metro=("Тракторний завод", "Індустріальна"),
@@ -545,6 +561,7 @@ _ODESA = CityInfo(
     locative="в Одесі",
     weight=12,
     water="море",
+    water_districts=frozenset({"Приморський", "Київський", "Пересипський"}),
     sale_usd_m2=1150,
     rent_uah_m2=260,
     daily_uah=1000,
@@ -599,6 +616,17 @@ _DNIPRO = CityInfo(
     locative="у Дніпрі",
     weight=11,
     water="Дніпро",
+    water_districts=frozenset(
+        {
+            "Центральний",
+            "Соборний",
+            "Шевченківський",
+            "Новокодацький",
+            "Індустріальний",
+            "Самарський",
+            "Амур-Нижньодніпровський",
+        }
+    ),
     sale_usd_m2=950,
     rent_uah_m2=220,
     daily_uah=850,
@@ -647,7 +675,7 @@ _LVIV = CityInfo(
     genitive="Львова",
     locative="у Львові",
     weight=10,
-    sale_usd_m2=1350,
+    sale_usd_m2=1300,
     rent_uah_m2=300,
     daily_uah=1100,
     land_usd_sotka=3000,
@@ -701,6 +729,9 @@ _ZAPORIZHZHIA = CityInfo(
     locative="у Запоріжжі",
     weight=6,
     water="Дніпро",
+    water_districts=frozenset(
+        {"Олександрівський", "Вознесенівський", "Дніпровський", "Заводський", "Хортицький"}
+    ),
     sale_usd_m2=550,
     rent_uah_m2=140,
     daily_uah=600,
@@ -732,6 +763,7 @@ _VINNYTSIA = CityInfo(
     locative="у Вінниці",
     weight=5,
     water="Південний Буг",
+    water_districts=frozenset({"Центр", "Замостя", "Старе місто"}),
     sale_usd_m2=950,
     rent_uah_m2=200,
     daily_uah=750,
@@ -764,6 +796,7 @@ _IF = CityInfo(
     locative="в Івано-Франківську",
     weight=5,
     water="міське озеро",
+    water_districts=frozenset({"Центр"}),
     sale_usd_m2=1000,
     rent_uah_m2=230,
     daily_uah=900,
@@ -796,6 +829,7 @@ _UZHHOROD = CityInfo(
     locative="в Ужгороді",
     weight=3,
     water="річку Уж",
+    water_districts=frozenset({"Центр", "Боздош"}),
     sale_usd_m2=1250,
     rent_uah_m2=250,
     daily_uah=900,
@@ -826,6 +860,7 @@ _POLTAVA = CityInfo(
     locative="у Полтаві",
     weight=3,
     water="Ворсклу",
+    water_districts=frozenset({"Подільський"}),
     sale_usd_m2=800,
     rent_uah_m2=170,
     daily_uah=700,
@@ -886,9 +921,7 @@ class _Pick(Generic[T]):
 
 
 _CITY = _Pick([(c, c.weight) for c in CITIES.values()])
-_DISTRICT = {
-    name: _Pick([(d, d.weight) for d in c.districts]) for name, c in CITIES.items()
-}
+_DISTRICT = {name: _Pick([(d, d.weight) for d in c.districts]) for name, c in CITIES.items()}
 _DEAL = _Pick([("sale", 55), ("rent_long", 35), ("rent_short", 10)])
 _TYPE_BY_DEAL = {
     "sale": _Pick(
@@ -953,19 +986,22 @@ _HOUSE_BUILDING = _Pick(
     [("brick", 40), ("gas_block", 35), ("wood", 12), ("monolith", 7), ("panel", 6)]
 )
 _HOUSE_HEATING = _Pick([("autonomous", 70), ("floor", 18), ("none", 8), ("central", 4)])
+_HOUSE_BATH = _Pick([("multiple", 50), ("separate", 38), ("combined", 12)])
 _HOUSE_VIEW = _Pick(
     [("yard", 40), ("street", 10), ("forest", 25), ("water", 10), ("park", 5), (None, 10)]
 )
 
-# ~0.5% of rows carry one value the documented enums do not know (the real data has them).
-_ODD_VALUES: tuple[tuple[str, str], ...] = (
-    ("building_type", "cinder_block"),
-    ("renovation_status", "needs_repair"),
-    ("heating_type", "gas_boiler"),
-    ("layout_type", "free"),
-    ("window_view", "panorama"),
-    ("parking_type", "street"),
-    ("bathroom_type", "outdoor"),
+# ~0.5% of rows carry one value the documented enums do not know (the real data has them),
+# in a column the row has, for the property types where the value makes sense.
+_RESIDENTIAL = frozenset({_APARTMENT, _HOUSE, _ROOM})
+_ODD_VALUES: tuple[tuple[str, str, frozenset[int]], ...] = (
+    ("building_type", "cinder_block", frozenset({_APARTMENT, _HOUSE, _ROOM, _COMMERCIAL})),
+    ("renovation_status", "needs_repair", frozenset({*_RESIDENTIAL, _COMMERCIAL, _OFFICE})),
+    ("heating_type", "gas_boiler", frozenset({_APARTMENT, _HOUSE})),
+    ("layout_type", "free", frozenset({_APARTMENT})),
+    ("window_view", "panorama", frozenset({_APARTMENT, _OFFICE})),
+    ("parking_type", "street", frozenset({*_RESIDENTIAL, _COMMERCIAL, _OFFICE})),
+    ("bathroom_type", "outdoor", frozenset({_HOUSE})),
 )
 _ODD_RATE = 0.005
 
@@ -1022,15 +1058,15 @@ _COMPLEXES = (
     "Family Park", "Новий горизонт", "Scandia", "Лісова казка",
 )  # fmt: skip
 _SHOPS = ("АТБ", "Сільпо", "Novus", "Фора", "Varus", "Ашан", "Велмарт")
-_PURPOSES = (  # (accusative after "під", label)
-    ("магазин", "торгове"),
-    ("кафе", "під кафе"),
-    ("салон краси", "під салон краси"),
-    ("аптеку", "під аптеку"),
-    ("офіс продажів", "під офіс продажів"),
-    ("склад", "складське"),
-    ("медичний кабінет", "під медичний кабінет"),
-    ("ресторан", "під ресторан"),
+_PURPOSES = (  # (accusative after "під", what the premises are called)
+    ("магазин", "торгове приміщення"),
+    ("кафе", "приміщення під кафе"),
+    ("салон краси", "приміщення під салон краси"),
+    ("аптеку", "приміщення під аптеку"),
+    ("офіс продажів", "приміщення під офіс продажів"),
+    ("склад", "складське приміщення"),
+    ("медичний кабінет", "приміщення під медичний кабінет"),
+    ("ресторан", "приміщення під ресторан"),
 )
 _LAND_PURPOSES = (
     ("під забудову", 30),
@@ -1083,7 +1119,7 @@ _APT_TITLES = {
         "{Rooms} квартира від власника {loc}",
         "Квартира {area} м², {rooms_n} кімн., {loc}",
         "{Adj} {rooms} квартира {area} м² {loc}",
-        "Продається {rooms} квартира {city_loc}, {district}",
+        "Продається {rooms} квартира {city_loc}, {district_label}",
     ),
     "rent_long": (
         "Оренда {rooms_gen} квартири {loc}",
@@ -1228,7 +1264,7 @@ _BUILDING_NEW = (
     "Сучасний ЖК «{complex}», будинок зданий у {year} році.",
     "Новий {bt} будинок {year} року, тихі ліфти, консьєрж.",
 )
-_BUILDING_KHRUSHCHOVKA = ("Хрущовка {year} року, {floors} поверхів, тихий двір.",)
+_BUILDING_KHRUSHCHOVKA = ("Хрущовка {year} року, {floors_word}, тихий двір.",)
 _BUILDING_STALINKA = (
     "Сталінка {year} року: товсті цегляні стіни та високі стелі.",
     "Цегляний будинок {year} року (сталінка), капітальні стіни.",
@@ -1237,10 +1273,10 @@ _BUILDING_AUSTRIAN = ("Австрійський будинок {year} року �
 _BUILDING_POLISH = ("Польський люкс {year} року, високі стелі та великі вікна.",)
 _BUILDING_GENERIC = (
     "{Bt} будинок {year} року побудови.",
-    "Будинок {bt}, {year} р., {floors} поверхів.",
+    "Будинок {bt}, {year} р., {floors_word}.",
     "{Floors}-поверховий {bt} будинок {year} року.",
 )
-_BUILDING_NO_YEAR = ("{Bt} будинок, {floors} поверхів.", "Будинок {bt}, поверховість {floors}.")
+_BUILDING_NO_YEAR = ("{Bt} будинок, {floors_word}.", "Будинок {bt}, поверховість {floors}.")
 
 _RENOVATION = {
     "cosmetic": (
@@ -1465,7 +1501,7 @@ _PLOT = (
 )
 _UTILITIES = (
     "Усі комунікації: газ, світло, вода, каналізація.",
-    "Свердловина, септик, електрика 380 В.",
+    "Свердловина, септик, трифазна електрика.",
     "Центральні вода й газ, каналізація — септик.",
 )
 _HOUSE_BUILT = (
@@ -1473,7 +1509,11 @@ _HOUSE_BUILT = (
     "Збудований у {year} році з {material}.",
 )
 _HOUSE_BUILT_NO_YEAR = ("Будинок з {material}.",)
-_HOUSE_ROOMS_TEXT = ("У будинку {rooms_cnt}, кухня-вітальня {kitchen} м².", "{Rooms_cnt}.")
+_HOUSE_ROOMS_TEXT = (
+    "У будинку {rooms_cnt}, кухня-вітальня {kitchen} м².",
+    "У будинку {rooms_cnt}.",
+)
+_HOUSE_ROOMS_NO_KITCHEN = ("У будинку {rooms_cnt}.", "{Rooms_cnt}, просторий хол.")
 
 _ROOM_TITLES = (
     "Кімната {area} м² {loc}",
@@ -1515,7 +1555,7 @@ _BIZ_TITLES = {
 _BIZ_TITLE_FLOOR1 = ("Фасадне приміщення {area} м² на першій лінії",)
 _BIZ_INTRO = {
     "sale": (
-        "Продається {purpose_label} приміщення площею {area} м² {loc}.",
+        "Продається {purpose_label} площею {area} м² {loc}.",
         "Продаж комерційного приміщення {area} м² на {floor}-му поверсі {loc}.",
     ),
     "rent_long": (
@@ -1527,7 +1567,7 @@ _BIZ_FEATURES = (
     "Окремий вхід з вулиці, великі вітрини.",
     "Високий пішохідний трафік, зупинка транспорту поруч.",
     "Виділена потужність {kw} кВт.",
-    "Підходить під {purpose}, магазин або офіс.",
+    "Підходить під {purpose} або інший бізнес.",
 )
 _BIZ_DEAL = {
     "sale": ("Продається разом з діючим орендарем.", "Документи готові, один власник."),
@@ -1574,19 +1614,26 @@ _GARAGE_TITLES = {
 }
 _GARAGE_INTRO = {
     "garage": (
-        "{Deal_verb} цегляний гараж {area} м² у гаражному кооперативі {loc}.",
-        "{Deal_verb} капітальний гараж {area} м² з оглядовою ямою.",
+        "{Deal_verb} капітальний гараж {area} м² у гаражному кооперативі {loc}.",
+        "{Deal_verb} гараж {area} м² з оглядовою ямою, {loc}.",
     ),
     "underground": (
         "{Deal_verb} паркомісце {area} м² у підземному паркінгу ЖК «{complex}».",
         "{Deal_verb} місце в підземному паркінгу {loc}, зручний заїзд.",
     ),
 }
-_GARAGE_FEATURES = (
-    "Є оглядова яма та погріб.",
-    "Електрика, металеві ворота, цілодобова охорона.",
-    "Зручний заїзд, відеоспостереження.",
-)
+_GARAGE_FEATURES = {
+    "garage": (
+        "Є оглядова яма та погріб.",
+        "Електрика, металеві ворота, цілодобова охорона.",
+        "Зручний заїзд, бетонна підлога, сухий погріб.",
+    ),
+    "underground": (
+        "Зручний заїзд, відеоспостереження, ліфт з паркінгу на поверхи.",
+        "Цілодобова охорона, в'їзд за пультом.",
+        "Поруч місце для зарядки електромобіля.",
+    ),
+}
 _LAND_TITLES = (
     "Земельна ділянка {plot} {land_purpose} {loc}",
     "Ділянка {plot} {loc}",
@@ -1614,14 +1661,18 @@ _GEN_TEMPLATES = (
     "{deal_label}: {kind_lower}, {area} м², {city}, {district_label}.",
     "{kind} площею {area} м², {district_label}, {city}.",
 )
-_DEAL_LABEL = {"sale": "Продаж", "rent_long": "Довгострокова оренда", "rent_short": "Подобова оренда"}
+_DEAL_LABEL = {
+    "sale": "Продаж",
+    "rent_long": "Довгострокова оренда",
+    "rent_short": "Подобова оренда",
+}
 
 
 # --- row generation -----------------------------------------------------------------------
 
 
 def _round_to(value: float, step: int) -> int:
-    return max(step, int(round(value / step)) * step)
+    return max(step, round(value / step) * step)
 
 
 def _sale_round(value: float, rng: random.Random) -> int:
@@ -1724,7 +1775,7 @@ def _apartment(rng: random.Random, r: dict[str, Any], x: dict[str, Any], deal: s
     else:
         layout = "separate" if rng.random() < (0.85 if bt == "monolith" else 0.62) else "adjacent"
     view = _VIEW(rng)
-    if view == "water" and city.water is None:
+    if view == "water" and x["district"].name not in city.water_districts:
         view = "yard"
     r.update(
         rooms_count=rooms,
@@ -1767,7 +1818,7 @@ def _house(rng: random.Random, r: dict[str, Any], x: dict[str, Any], deal: str) 
     else:
         renovation = _RENOV_RENT(rng)
     view = _HOUSE_VIEW(rng)
-    if view == "water" and city.water is None:
+    if view == "water" and x["district"].name not in city.water_districts:
         view = "forest"
     x["plot_sotky"] = rng.randint(4, 12) if city.name in ("Київ", "Львів") else rng.randint(5, 25)
     r.update(
@@ -1781,7 +1832,7 @@ def _house(rng: random.Random, r: dict[str, Any], x: dict[str, Any], deal: str) 
         building_year=building_year,
         renovation_status=renovation,
         balcony_count=0 if floors == 1 else rng.choice((0, 1, 1, 2)),
-        bathroom_type=_Pick([("multiple", 50), ("separate", 38), ("combined", 12)])(rng),
+        bathroom_type=_HOUSE_BATH(rng),
         parking_type=rng.choice(("garage", "garage", "ground", "ground", "ground", "none")),
         heating_type=_HOUSE_HEATING(rng),
         layout_type="separate" if rng.random() < 0.6 else None,
@@ -1793,9 +1844,7 @@ def _room(rng: random.Random, r: dict[str, Any], x: dict[str, Any], deal: str) -
     bt = "brick" if rng.random() < 0.55 else "panel"
     floors = rng.choice(_PANEL_FLOORS) if bt == "panel" else rng.randint(3, 9)
     hostel = rng.random() < 0.3
-    x["room_where"] = (
-        "у гуртожитку" if hostel else f"у {rng.randint(2, 4)}-кімнатній квартирі"
-    )
+    x["room_where"] = "у гуртожитку" if hostel else f"у {rng.randint(2, 4)}-кімнатній квартирі"
     r.update(
         rooms_count=1,
         total_area=round(rng.uniform(9, 22), 1),
@@ -1804,7 +1853,7 @@ def _room(rng: random.Random, r: dict[str, Any], x: dict[str, Any], deal: str) -
         floor=rng.randint(1, floors),
         floors_count=floors,
         building_type=bt,
-        building_year=rng.randint(1955, 1992),
+        building_year=rng.randint(1960, 1992) if bt == "panel" else rng.randint(1950, 1990),
         renovation_status=_RENOV_OLD(rng) if deal == "sale" else _RENOV_RENT(rng),
         balcony_count=rng.choice((0, 0, 1)),
         bathroom_type=rng.choice(("combined", "separate")),
@@ -1815,20 +1864,26 @@ def _room(rng: random.Random, r: dict[str, Any], x: dict[str, Any], deal: str) -
     )
 
 
+_BUSINESS_YEARS = {"monolith": (2003, 2025), "panel": (1962, 1995), "brick": (1950, 2015)}
+
+
 def _business(rng: random.Random, r: dict[str, Any], x: dict[str, Any], office: bool) -> None:
-    bt = rng.choice(("brick", "panel", "monolith", "monolith")) if not office else (
-        "monolith" if rng.random() < 0.6 else "brick"
+    bt = (
+        rng.choice(("brick", "panel", "monolith", "monolith"))
+        if not office
+        else ("monolith" if rng.random() < 0.6 else "brick")
     )
     floors = rng.randint(2, 25) if bt == "monolith" else rng.randint(2, 10)
+    rooms: int | None
     if office:
         floor = rng.randint(1, floors)
         total = round(rng.uniform(15, 60) * rng.choice((1, 1, 2, 3, 5)))
-        rooms = rng.randint(1, 8)
+        rooms = max(1, min(12, round(total / rng.uniform(15, 30))))
     else:
         floor = 1 if rng.random() < 0.75 else rng.randint(1, min(floors, 3))
         total = round(rng.uniform(20, 120) * rng.choice((1, 1, 1, 2, 4)))
         rooms = rng.randint(1, 6) if rng.random() < 0.6 else None
-    year = rng.randint(2003, 2025) if bt == "monolith" else rng.randint(1955, 2010)
+    year = rng.randint(*_BUSINESS_YEARS[bt])
     x["purpose"], x["purpose_label"] = rng.choice(_PURPOSES)
     r.update(
         rooms_count=rooms,
@@ -1896,7 +1951,7 @@ def _land(rng: random.Random, r: dict[str, Any], x: dict[str, Any]) -> None:
         heating_type=None,
         layout_type=None,
         window_view=rng.choice(("forest", "water", None, None, None, None, None))
-        if x["city"].water
+        if x["district"].name in x["city"].water_districts
         else rng.choice(("forest", None, None, None, None)),
     )
 
@@ -2015,13 +2070,19 @@ def _apply_nulls_and_oddities(rng: random.Random, r: dict[str, Any], x: dict[str
         ("balcony_count", 0.03),
     ):
         if r[column] is not None and rng.random() < rate:
+            if column == "parking_type" and r["property_type_id"] == _GARAGE:
+                continue  # a garage or a parking space is what the listing is
             r[column] = None
     if rng.random() < _ODD_RATE:
-        column, value = rng.choice(_ODD_VALUES)
-        if r[column] is None and r["property_type_id"] in (_APARTMENT, _HOUSE):
-            # Every residential row has the column: pick one it has.
-            column, value = "renovation_status", "needs_repair"
-        r[column] = value
+        ptype = r["property_type_id"]
+        candidates = [
+            (column, value)
+            for column, value, types in _ODD_VALUES
+            if ptype in types and r[column] is not None
+        ]
+        if candidates:
+            column, value = rng.choice(candidates)
+            r[column] = value
 
 
 def _loc_phrase(rng: random.Random, x: dict[str, Any], allow_metro: bool) -> str:
@@ -2034,10 +2095,22 @@ def _loc_phrase(rng: random.Random, x: dict[str, Any], allow_metro: bool) -> str
     if district.neighbourhoods and roll < 0.6:
         return x["hood_loc"]
     if roll < 0.8:
-        return f"{district.locative} {city.genitive}" if roll < 0.7 else district.locative
+        if roll >= 0.7:
+            return district.locative
+        if district.locative.endswith("районі") or district.central:
+            return f"{district.locative} {city.genitive}"  # "в Оболонському районі Києва"
+        return f"{district.locative} {city.locative}"  # "на Вишеньці у Вінниці"
     if district.central and roll < 0.9:
         return f"в центрі {city.genitive}"
     return city.locative
+
+
+def _district_label(district: District) -> str:
+    if district.name.endswith("район"):  # Ужгород's "Новий район"
+        return district.name
+    if district.locative.endswith("районі"):
+        return f"{district.name} район"
+    return "центр" if district.name == "Центр" else f"мікрорайон {district.name}"
 
 
 def _fmt(rng: random.Random, templates: Sequence[str], ctx: Mapping[str, Any]) -> str:
@@ -2066,11 +2139,13 @@ def _texts(
         "floor": r["floor"],
         "floors": r["floors_count"],
         "Floors": r["floors_count"],
+        "floors_word": _plural(r["floors_count"] or 0, "поверх", "поверхи", "поверхів"),
         "year": year,
         "city": city.name,
         "city_loc": city.locative,
         "city_gen": city.genitive,
         "district": district.name,
+        "district_label": _district_label(district),
         "metro": x["metro"],
         "metro_m": _num(r["metro_distance_meters"] or 0),
         "metro_min": max(1, round((r["metro_distance_meters"] or 0) / 80)),
@@ -2126,7 +2201,8 @@ def _texts(
         title = _fmt(rng, titles, ctx)
         ctx["loc"] = _loc_phrase(rng, x, allow_metro=False)
         sentences = [_fmt(rng, (_HOUSE_INTRO if bt in _BT else _HOUSE_INTRO_NO_BT)[deal], ctx)]
-        optional += [(1, _PLOT), (2, _UTILITIES), (3, _HOUSE_ROOMS_TEXT)]
+        rooms_text = _HOUSE_ROOMS_TEXT if r["kitchen_area"] is not None else _HOUSE_ROOMS_NO_KITCHEN
+        optional += [(1, _PLOT), (2, _UTILITIES), (3, rooms_text)]
         if bt in _BT:
             optional.append((4, _HOUSE_BUILT if year else _HOUSE_BUILT_NO_YEAR))
         if balconies:
@@ -2180,7 +2256,7 @@ def _texts(
         title = _fmt(rng, _GARAGE_TITLES[kind], ctx)
         ctx["loc"] = _loc_phrase(rng, x, allow_metro=False)
         sentences = [_fmt(rng, _GARAGE_INTRO[kind], ctx)]
-        optional.append((1, _GARAGE_FEATURES))
+        optional.append((1, _GARAGE_FEATURES[kind]))
     else:  # land
         ctx["land_purpose"] = x["land_purpose"]
         titles = list(_LAND_TITLES)
@@ -2300,10 +2376,8 @@ def _apartment_texts(
     if r["bathroom_type"] in _BATH:
         parts.append(_BATH[r["bathroom_type"]])
     if parts:
-        joined = tuple(
-            " ".join(combo) for combo in _combos(rng, parts)
-        )  # e.g. "Кімнати роздільні. Санвузол суміщений."
-        optional.append((1, joined))
+        # One slot of one or two short sentences: "Кімнати роздільні. Санвузол суміщений."
+        optional.append((1, (" ".join(rng.choice(p) for p in parts),)))
     if r["living_area"] is not None and r["kitchen_area"] is not None:
         optional.append((2, _AREAS))
     elif r["kitchen_area"] is not None:
@@ -2344,11 +2418,6 @@ def _apartment_texts(
     return title, sentences
 
 
-def _combos(rng: random.Random, parts: list[Sequence[str]]) -> list[tuple[str, ...]]:
-    """One random pick from each part, offered as the single joined option."""
-    return [tuple(rng.choice(p) for p in parts)]
-
-
 def _generated(
     rng: random.Random,
     r: dict[str, Any],
@@ -2372,15 +2441,12 @@ def _generated(
             _LAND: "Земельна ділянка",
             _OFFICE: "Офіс",
         }[ptype]
-    label = district.name if district.locative.endswith("районі") is False else (
-        f"{district.name} район"
-    )
     gctx = {
         "kind": kind,
         "kind_lower": kind[:1].lower() + kind[1:],
         "area": ctx["area"],
         "district_loc": district.locative,
-        "district_label": label,
+        "district_label": ctx["district_label"],
         "city": x["city"].name,
         "deal_label": _DEAL_LABEL[deal],
         "price_text": _price_text(r["price_int"], r["currency"], deal),
@@ -2496,11 +2562,14 @@ def generate_listings(
     moment = DEFAULT_NOW if now is None else now
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    moment = moment.replace(microsecond=0)
+    return _generate(count, seed, start_id, moment.replace(microsecond=0))
+
+
+def _generate(count: int, seed: int, start_id: int, now: datetime) -> Iterator[dict[str, Any]]:
     rng = random.Random()  # noqa: S311 - synthetic data, not security
     for listing_id in range(start_id, start_id + count):
         rng.seed(_row_seed(seed, listing_id))
-        yield _row(rng, listing_id, moment)
+        yield _row(rng, listing_id, now)
 
 
 def embedding_text(row: Mapping[str, Any]) -> str:
