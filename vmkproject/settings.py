@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import secrets
 from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -74,6 +74,8 @@ if EMBEDDED_DB:
     }
 else:
     _listings_db = environ.Env.db_url_config(_listings_url)
+    # A Unix socket directory can be given percent-encoded as the host (%2Fvar%2Frun%2Fpg).
+    _listings_db["HOST"] = unquote(str(_listings_db.get("HOST") or ""))
     _listings_db["ENGINE"] = "vmkproject.pgbackend"
 
 _listings_db.setdefault("OPTIONS", {})

@@ -1,0 +1,284 @@
+"""manage.py commands: thin wrappers over listings.search, and the database tools."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from io import StringIO
+from pathlib import Path
+from urllib.parse import quote
+
+import psutil
+import pytest
+from django.conf import settings
+from django.core.management import CommandError, call_command
+
+from listings import schema
+from vmkproject import db
+
+ROOT = Path(__file__).resolve().parents[2]
+QUERY = "двокімнатна квартира біля метро з балконом"
+
+pytestmark = pytest.mark.usefixtures("listings_access")
+
+
+def run(*args: str) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("mode", "score"), [("semantic", "similarity"), ("text", "rank"), ("hybrid", "fused")]
+)
+def test_search_listings_prints_a_table_in_every_mode(mode, score):
+    output = run("search_listings", QUERY, "--mode", mode, "--city", "Київ", "--limit", "5")
+    lines = output.splitlines()
+    assert lines[0].startswith(f"mode: {'fulltext' if mode == 'text' else mode}")
+    assert score in lines[1] and "title" in lines[1]
+    assert len(lines) == 3 + 5
+    assert all("Київ" in line for line in lines[3:])
+
+
+def test_search_listings_json_is_the_search_page():
+    page = json.loads(run("search_listings", QUERY, "--mode", "semantic", "--json", "--limit", "3"))
+    assert page["mode"] == "semantic" and len(page["listings"]) == 3
+    assert page["filters"] == {"listing_status": "active"}
+
+
+def test_search_listings_filters_and_sorting_from_the_shell():
+    page = json.loads(
+        run(
+            "search_listings",
+            "--mode",
+            "text",
+            "--deal-type",
+            "sale",
+            "--max-price",
+            "2000000",
+            "--currency",
+            "UAH",
+            "--rooms",
+            "2",
+            "--sort",
+            "price_asc",
+            "--json",
+            "--limit",
+            "20",
+        )
+    )
+    assert page["mode"] == "filter"
+    assert page["filters"]["rooms_count"] == 2
+    assert all(
+        card["rooms_count"] == 2 and card["deal_type"] == "sale" for card in page["listings"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["search_listings", "", "--mode", "semantic"],
+            "invalid_argument: 'query' must be a non-empty Ukrainian text.",
+        ),
+        (
+            ["search_listings", "x", "--limit", "500"],
+            "invalid_argument: 'limit' must be an integer from 1 to 50.",
+        ),
+        (
+            ["search_listings", "x", "--deal-type", "buy"],
+            "invalid_argument: Filter 'deal_type': must be one of sale, rent_long, rent_short.",
+        ),
+        (["similar_listings", "999999999"], "not_found: Listing 999999999 does not exist."),
+        (
+            ["listing_stats", "--group-by", "colour"],
+            "invalid_argument: 'group_by' must be one of: city, district, rooms_count, deal_type, building_type.",
+        ),
+    ],
+)
+def test_bad_arguments_exit_with_one_clear_line(args, message):
+    with pytest.raises(CommandError) as excinfo:
+        run(*args)
+    assert str(excinfo.value) == message
+
+
+def test_bad_arguments_exit_non_zero_from_the_shell():
+    result = subprocess.run(
+        [sys.executable, "manage.py", "search_listings", "x", "--limit", "0"],
+        cwd=ROOT,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode != 0
+    assert result.stderr.strip().splitlines()[-1] == (
+        "CommandError: invalid_argument: 'limit' must be an integer from 1 to 50."
+    )
+
+
+def test_similar_listings_and_stats_commands():
+    page = json.loads(
+        run("similar_listings", "1", "--json", "--limit", "4", "--listing-status", "any")
+    )
+    assert page["mode"] == "similar" and 1 not in [c["id"] for c in page["listings"]]
+    table = run(
+        "listing_stats", "--deal-type", "sale", "--group-by", "city", "--in-currency", "UAH"
+    )
+    assert table.splitlines()[0].endswith("prices in UAH")
+    assert "Київ" in table
+
+
+def test_check_listings_db_passes_on_the_embedded_database():
+    output = run("check_listings_db")
+    assert "[ok  ] HNSW index: ix_property_listings_embedding_hnsw" in output
+    assert "[ok  ] read-only session" in output
+    assert "[ok  ] text search config: 'ukrainian'" in output
+    assert output.strip().endswith("The listings database has everything the project needs.")
+
+
+# --- databases other than the test one ----------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def server():
+    return db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+
+
+def make_database(server, name: str, *, dimension: int = 768, hnsw: bool = True) -> str:
+    with server.connect("postgres") as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    with server.connect(name) as conn:
+        schema.create_schema(conn, fts_config="ukrainian", tsearch_dir=db.tsearch_dir())
+        if dimension != 768:
+            conn.execute(
+                f"ALTER TABLE property_listings ALTER COLUMN embedding TYPE vector({dimension})"
+            )
+        schema.create_indexes(conn)
+        if not hnsw:
+            conn.execute("DROP INDEX ix_property_listings_embedding_hnsw")
+    return url_of(server, name)
+
+
+def url_of(server, name: str) -> str:
+    return f"postgres://postgres@{quote(server.socket_dir, safe='')}/{name}"
+
+
+def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", **env},
+    )
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "expected"),
+    [
+        ({"hnsw": False}, "[FAIL] HNSW index: no hnsw"),
+        ({"dimension": 384}, "[FAIL] embedding dimension: vector(384), expected vector(768)"),
+    ],
+)
+def test_check_listings_db_fails_naming_the_problem(server, kwargs, expected):
+    url = make_database(server, "vmk_broken", **kwargs)
+    result = manage("check_listings_db", LISTINGS_DATABASE_URL=url, EMBEDDER="offline")
+    assert result.returncode == 1
+    assert expected in result.stdout
+    assert "[WARN] read-only role" in result.stdout  # connected as a superuser
+    assert "check(s) failed" in result.stderr
+
+
+def test_generate_listings_refuses_a_database_it_did_not_create(server):
+    with server.connect("postgres") as admin:
+        admin.execute('DROP DATABASE IF EXISTS "foreign_db" WITH (FORCE)')
+        admin.execute('CREATE DATABASE "foreign_db"')
+    with server.connect("foreign_db") as conn:
+        conn.execute("CREATE TABLE property_listings (id bigint primary key)")
+        conn.execute("INSERT INTO property_listings VALUES (1)")
+    result = manage(
+        "generate_listings", "--count", "10", "--database-url", url_of(server, "foreign_db")
+    )
+    assert result.returncode == 1
+    assert "Refusing to write: this database was not created by vmk-data-mcp" in result.stderr
+    with server.connect("foreign_db") as conn:
+        assert conn.execute("SELECT count(*) FROM property_listings").fetchone()[0] == 1
+
+
+def test_generate_listings_fills_a_new_database_deterministically(server):
+    checksums = []
+    for _ in range(2):
+        with server.connect("postgres") as admin:
+            admin.execute('DROP DATABASE IF EXISTS "generated" WITH (FORCE)')
+            admin.execute('CREATE DATABASE "generated"')
+        result = manage(
+            "generate_listings",
+            "--count",
+            "60",
+            "--seed",
+            "3",
+            "--database-url",
+            url_of(server, "generated"),
+        )
+        assert result.returncode == 0, result.stderr
+        assert "60 listings loaded" in result.stdout
+        with server.connect("generated") as conn:
+            checksums.append(
+                conn.execute(
+                    "SELECT md5(string_agg(concat_ws('|', id, title, price, city, embedding::text), '' ORDER BY id)) "
+                    "FROM property_listings"
+                ).fetchone()[0]
+            )
+            assert conn.execute("SELECT count(*) FROM property_listings").fetchone()[0] == 60
+            assert schema.read_meta(conn)["embedder"] == "offline:use-multilingual-v3-512"
+    assert checksums[0] == checksums[1]
+    appended = manage(
+        "generate_listings",
+        "--count",
+        "5",
+        "--append",
+        "--database-url",
+        url_of(server, "generated"),
+    )
+    assert appended.returncode == 0, appended.stderr
+    with server.connect("generated") as conn:
+        assert conn.execute("SELECT max(id), count(*) FROM property_listings").fetchone() == (
+            65,
+            65,
+        )
+
+
+def postgres_running_in(data_dir: Path) -> bool:
+    for process in psutil.process_iter(["name", "cmdline"]):
+        cmdline = " ".join(process.info["cmdline"] or [])
+        if process.info["name"] == "postgres" and str(data_dir) in cmdline:
+            return True
+    return False
+
+
+def test_the_embedded_database_is_created_once_reused_and_stopped(tmp_path):
+    env = {"VMK_DATA_DIR": str(tmp_path / "data"), "DEMO_LISTINGS_COUNT": "40"}
+    pg_data = tmp_path / "data" / "pg"
+    started = time.monotonic()
+    first = manage("check_listings_db", **env)
+    first_seconds = time.monotonic() - started
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "of 40 listings" in first.stdout
+    assert not postgres_running_in(pg_data)
+    created = (pg_data / "PG_VERSION").stat().st_mtime
+
+    started = time.monotonic()
+    second = manage("check_listings_db", **env)
+    second_seconds = time.monotonic() - started
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "of 40 listings" in second.stdout
+    assert (pg_data / "PG_VERSION").stat().st_mtime == created
+    assert "creating embedded database" not in second.stderr
+    assert second_seconds < first_seconds
+    assert not postgres_running_in(pg_data)
