@@ -1,0 +1,491 @@
+"""Benchmark: each search mode three ways in one run — raw SQL (the floor), the search
+function, and the MCP tool over HTTP — plus recall of filtered vector search.
+
+Used by `manage.py bench_search`. Figures are medians and percentiles of one run; the
+machine is shared, so compare ratios from the same run rather than absolute numbers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import statistics
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import numpy as np
+import psycopg
+from django.conf import settings
+from django.db import close_old_connections, connections
+from pgvector.psycopg import register_vector
+
+from . import search
+from .embedders import get_embedder
+
+QUERIES = [
+    "двокімнатна квартира біля метро з балконом",
+    "простора квартира з євроремонтом у новобудові",
+    "затишна однокімнатна квартира для студента",
+    "будинок з ділянкою та гаражем",
+    "квартира з видом на парк і підземним паркінгом",
+    "комерційне приміщення на першій лінії",
+    "квартира подобово в центрі міста",
+    "тристкімнатна квартира для сім'ї з дітьми біля школи",
+]
+COMMON_TERM = "квартира"
+RARE_TERMS = ["свердловина", "тераса", "камін", "панорамні вікна"]
+FILTER_MIX: list[dict[str, Any]] = [
+    {},
+    {"city": "Київ"},
+    {"deal_type": "sale", "max_price": 120000},
+    {"city": "Львів", "min_rooms": 2},
+    {"deal_type": "rent_long", "currency": "UAH", "max_price": 25000},
+]
+CARD_COLUMNS = (
+    "l.id, l.title, l.description, l.price, l.currency, l.deal_type, l.listing_status, l.city, "
+    "l.district, l.metro_station, l.rooms_count, l.total_area, l.floor, l.floors_count, "
+    "t.name, l.publish_date, l.url_source"
+)
+
+
+@dataclass
+class Series:
+    mode: str
+    way: str
+    concurrency: int
+    latencies_ms: list[float] = field(default_factory=list)
+    wall_seconds: float = 0.0
+    errors: int = 0
+
+    def summary(self) -> dict[str, Any]:
+        ordered = sorted(self.latencies_ms) or [0.0]
+
+        def pct(p: float) -> float:
+            return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+        return {
+            "mode": self.mode,
+            "way": self.way,
+            "concurrency": self.concurrency,
+            "calls": len(self.latencies_ms),
+            "errors": self.errors,
+            "p50_ms": round(statistics.median(ordered), 2),
+            "p90_ms": round(pct(90), 2),
+            "p99_ms": round(pct(99), 2),
+            "calls_per_s": round(len(self.latencies_ms) / self.wall_seconds, 1)
+            if self.wall_seconds
+            else 0.0,
+        }
+
+
+# --- the floor: the same queries as raw SQL ------------------------------------------------
+
+
+def raw_connection() -> psycopg.Connection:
+    connection = connections["listings"]
+    connection.ensure_connection()  # starts the embedded server when it is used
+    params = connection.get_connection_params()
+    params.pop("pool", None)
+    params.pop("server_side_binding", None)
+    params.pop("prepare_threshold", None)
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    connection.close()
+    conn = psycopg.connect(**params, autocommit=True)
+    register_vector(conn)
+    conn.execute("SELECT to_tsvector(%s::regconfig, 'квартира')", [settings.FTS_CONFIG])
+    return conn
+
+
+def _where(filters: dict[str, Any]) -> tuple[str, list[Any]]:
+    clauses, params = ["l.listing_status = 'active'"], []
+    rates = settings.EXCHANGE_RATES
+    for key in ("city", "deal_type"):
+        if key in filters:
+            clauses.append(f"l.{key} = %s")
+            params.append(filters[key])
+    if "min_rooms" in filters:
+        clauses.append("l.rooms_count >= %s")
+        params.append(filters["min_rooms"])
+    if "max_price" in filters:
+        currency = filters.get("currency", "USD")
+        ors = []
+        for code, rate in rates.items():
+            ors.append("(l.currency = %s AND l.price <= %s)")
+            params += [code, filters["max_price"] * rate / rates[currency]]
+        clauses.append("(" + " OR ".join(ors) + ")")
+    return " AND ".join(clauses), params
+
+
+def raw_semantic(conn: psycopg.Connection, vector: Any, filters: dict[str, Any]) -> int:
+    where, params = _where(filters)
+    if not isinstance(vector, np.ndarray):
+        vector = np.asarray(getattr(vector, "to_numpy", lambda: vector)(), dtype=np.float32)
+    with conn.transaction():
+        conn.execute(
+            "SELECT set_config('hnsw.ef_search', %s, true), "
+            "set_config('hnsw.iterative_scan', %s, true), "
+            "set_config('hnsw.max_scan_tuples', %s, true)",
+            [
+                str(settings.HNSW_EF_SEARCH),
+                settings.HNSW_ITERATIVE_SCAN,
+                str(settings.HNSW_MAX_SCAN_TUPLES),
+            ],
+        )
+        rows = conn.execute(
+            f"SELECT {CARD_COLUMNS}, l.embedding <=> %s AS d FROM property_listings l "  # noqa: S608
+            f"LEFT JOIN property_types t ON t.id = l.property_type_id "
+            f"WHERE {where} AND l.embedding IS NOT NULL ORDER BY l.embedding <=> %s LIMIT 10",
+            [vector, *params, vector],
+        ).fetchall()
+        conn.execute(
+            f"SELECT count(*) FROM property_listings l WHERE {where} AND l.embedding IS NOT NULL",  # noqa: S608
+            params,
+        ).fetchone()
+    return len(rows)
+
+
+def raw_fulltext(conn: psycopg.Connection, text: str, filters: dict[str, Any]) -> int:
+    where, params = _where(filters)
+    config = settings.FTS_CONFIG
+    query = "plainto_tsquery(%s::regconfig, %s)"
+    rows = conn.execute(
+        f"SELECT {CARD_COLUMNS}, ts_rank_cd(l.search_vector, {query}) AS r, "  # noqa: S608
+        f"ts_headline(%s::regconfig, l.description, {query}) FROM property_listings l "
+        f"LEFT JOIN property_types t ON t.id = l.property_type_id "
+        f"WHERE {where} AND l.search_vector @@ {query} ORDER BY r DESC, l.id LIMIT 10",
+        [config, text, config, config, text, *params, config, text],
+    ).fetchall()
+    conn.execute(
+        f"SELECT count(*) FROM property_listings l WHERE {where} "  # noqa: S608
+        f"AND l.search_vector @@ {query}",
+        [*params, config, text],
+    ).fetchone()
+    return len(rows)
+
+
+def raw_similar(conn: psycopg.Connection, listing_id: int, filters: dict[str, Any]) -> int:
+    row = conn.execute(
+        "SELECT embedding FROM property_listings WHERE id = %s", [listing_id]
+    ).fetchone()
+    return raw_semantic(conn, row[0], filters) if row and row[0] is not None else 0
+
+
+def raw_hybrid(conn: psycopg.Connection, vector: Any, text: str, filters: dict[str, Any]) -> int:
+    return raw_semantic(conn, vector, filters) + raw_fulltext(conn, text, filters)
+
+
+def raw_get(conn: psycopg.Connection, listing_id: int) -> int:
+    row = conn.execute(
+        "SELECT l.*, t.name FROM property_listings l LEFT JOIN property_types t "
+        "ON t.id = l.property_type_id WHERE l.id = %s",
+        [listing_id],
+    ).fetchone()
+    return 1 if row else 0
+
+
+def raw_stats(conn: psycopg.Connection, filters: dict[str, Any]) -> int:
+    where, params = _where(filters)
+    rates = settings.EXCHANGE_RATES
+    case = " ".join(f"WHEN '{code}' THEN l.price::float8 / {rate}" for code, rate in rates.items())
+    rows = conn.execute(
+        f"SELECT l.city, count(*), min(p), percentile_cont(0.5) WITHIN GROUP (ORDER BY p), "  # noqa: S608
+        f"max(p) FROM (SELECT l.*, CASE l.currency {case} END AS p FROM property_listings l) l "
+        f"WHERE {where} GROUP BY l.city ORDER BY 2 DESC LIMIT 100",
+        params,
+    ).fetchall()
+    return len(rows)
+
+
+# --- the work list -------------------------------------------------------------------------
+
+
+@dataclass
+class Case:
+    mode: str
+    raw: Callable[[psycopg.Connection], int]
+    function: Callable[[], Any]
+    tool: str
+    arguments: dict[str, Any]
+
+
+def build_cases(
+    seed: int, calls: int, vectors: dict[str, Any], listing_ids: list[int]
+) -> list[Case]:
+    rng = random.Random(seed)  # noqa: S311 - a reproducible mix, not security
+    cases: list[Case] = []
+    for _ in range(calls):
+        query = rng.choice(QUERIES)
+        filters = rng.choice(FILTER_MIX)
+        vector = vectors[query]
+        rare = rng.choice(RARE_TERMS)
+        listing_id = rng.choice(listing_ids)
+        semantic = partial(search.semantic_search, query=query, filters=filters)
+        cases += [
+            Case(
+                "semantic",
+                partial(raw_semantic, vector=vector, filters=filters),
+                semantic,
+                "search_similar_listings",
+                {"query": query, "filters": filters},
+            ),
+            Case(
+                "fulltext_common",
+                partial(raw_fulltext, text=COMMON_TERM, filters=filters),
+                partial(search.fulltext_search, query=COMMON_TERM, filters=filters),
+                "search_by_metadata",
+                {"query": COMMON_TERM, "filters": filters},
+            ),
+            Case(
+                "fulltext_rare",
+                partial(raw_fulltext, text=rare, filters=filters),
+                partial(search.fulltext_search, query=rare, filters=filters),
+                "search_by_metadata",
+                {"query": rare, "filters": filters},
+            ),
+            Case(
+                "hybrid",
+                partial(raw_hybrid, vector=vector, text=query, filters=filters),
+                partial(search.hybrid_search, query=query, filters=filters),
+                "hybrid_search",
+                {"query": query, "filters": filters},
+            ),
+            Case(
+                "similar",
+                partial(raw_similar, listing_id=listing_id, filters=filters),
+                partial(search.similar_to_listing, listing_id=listing_id, filters=filters),
+                "find_similar_to_listing",
+                {"listing_id": listing_id, "filters": filters},
+            ),
+            Case(
+                "stats",
+                partial(raw_stats, filters=filters),
+                partial(search.listing_stats, filters=filters, group_by="city"),
+                "listing_stats",
+                {"filters": filters, "group_by": "city"},
+            ),
+            Case(
+                "get",
+                partial(raw_get, listing_id=listing_id),
+                partial(search.get_listing, listing_id=listing_id),
+                "get_listing_by_id",
+                {"listing_id": listing_id},
+            ),
+        ]
+    return cases
+
+
+# --- runners -------------------------------------------------------------------------------
+
+
+def _run_threads(cases: list[Case], concurrency: int, one: Callable[[Case], None]) -> float:
+    started = time.perf_counter()
+    if concurrency == 1:
+        for case in cases:
+            one(case)
+    else:
+        with ThreadPoolExecutor(concurrency) as pool:
+            list(pool.map(one, cases))
+    return time.perf_counter() - started
+
+
+def run_raw(cases: list[Case], concurrency: int) -> dict[str, Series]:
+    local = threading.local()
+    series: dict[str, Series] = {}
+    opened: list[psycopg.Connection] = []
+    lock = threading.Lock()
+
+    def one(case: Case) -> None:
+        conn = getattr(local, "conn", None)
+        if conn is None:
+            conn = local.conn = raw_connection()
+            with lock:
+                opened.append(conn)
+        started = time.perf_counter()
+        case.raw(conn)
+        elapsed = (time.perf_counter() - started) * 1000
+        with lock:
+            series.setdefault(case.mode, Series(case.mode, "raw_sql", concurrency))
+            series[case.mode].latencies_ms.append(elapsed)
+
+    # warm every thread's connection before timing
+    wall = _run_threads(cases, concurrency, one)
+    for item in series.values():
+        item.wall_seconds = wall * len(item.latencies_ms) / len(cases)
+    for conn in opened:
+        conn.close()
+    return series
+
+
+def run_function(cases: list[Case], concurrency: int) -> dict[str, Series]:
+    series: dict[str, Series] = {}
+    lock = threading.Lock()
+
+    def one(case: Case) -> None:
+        started = time.perf_counter()
+        try:
+            case.function()
+            failed = False
+        except search.SearchError:
+            failed = True
+        finally:
+            close_old_connections()
+        elapsed = (time.perf_counter() - started) * 1000
+        with lock:
+            item = series.setdefault(case.mode, Series(case.mode, "search_function", concurrency))
+            item.latencies_ms.append(elapsed)
+            item.errors += int(failed)
+
+    wall = _run_threads(cases, concurrency, one)
+    for item in series.values():
+        item.wall_seconds = wall * len(item.latencies_ms) / len(cases)
+    return series
+
+
+async def _run_mcp(url: str, cases: list[Case], concurrency: int) -> dict[str, Series]:
+    from mcp import Client
+
+    series: dict[str, Series] = {}
+    queue: asyncio.Queue[Case] = asyncio.Queue()
+    for case in cases:
+        queue.put_nowait(case)
+
+    async def worker() -> None:
+        async with Client(url) as client:
+            while not queue.empty():
+                case = queue.get_nowait()
+                started = time.perf_counter()
+                result = await client.call_tool(case.tool, case.arguments)
+                elapsed = (time.perf_counter() - started) * 1000
+                item = series.setdefault(case.mode, Series(case.mode, "mcp_http", concurrency))
+                item.latencies_ms.append(elapsed)
+                item.errors += int(bool(result.is_error))
+
+    started = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    wall = time.perf_counter() - started
+    for item in series.values():
+        item.wall_seconds = wall * len(item.latencies_ms) / len(cases)
+    return series
+
+
+def run_mcp(url: str, cases: list[Case], concurrency: int) -> dict[str, Series]:
+    return asyncio.run(_run_mcp(url, cases, concurrency))
+
+
+# --- embeddings ------------------------------------------------------------------------------
+
+
+def embedding_figures(samples: int = 20) -> dict[str, Any]:
+    embedder = get_embedder()
+    misses, hits = [], []
+    for index in range(samples):
+        text = f"{QUERIES[index % len(QUERIES)]} варіант {index} {time.monotonic_ns()}"
+        started = time.perf_counter()
+        embedder.embed_query_sync(text)
+        misses.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        embedder.embed_query_sync(text)
+        hits.append((time.perf_counter() - started) * 1000)
+    return {
+        "embedder": embedder.name,
+        "miss_p50_ms": round(statistics.median(misses), 3),
+        "hit_p50_ms": round(statistics.median(hits), 4),
+    }
+
+
+# --- recall of filtered vector search --------------------------------------------------------
+
+BUCKET_CANDIDATES: list[dict[str, Any]] = [
+    {"deal_type": "sale"},
+    {"deal_type": "rent_long"},
+    {"city": "Київ"},
+    {"city": "Харків"},
+    {"city": "Львів"},
+    {"city": "Одеса", "deal_type": "sale"},
+    {"city": "Київ", "rooms_count": 2, "deal_type": "sale"},
+    {"city": "Львів", "rooms_count": 3, "deal_type": "rent_long"},
+    {"city": "Дніпро", "rooms_count": 1, "deal_type": "rent_short"},
+    {"city": "Київ", "district": "Печерський", "rooms_count": 2, "deal_type": "rent_long"},
+    {"city": "Полтава", "rooms_count": 2, "deal_type": "sale"},
+    {"city": "Ужгород", "rooms_count": 1, "deal_type": "rent_long"},
+    {"city": "Вінниця", "rooms_count": 4},
+    {"city": "Івано-Франківськ", "rooms_count": 3, "deal_type": "rent_long"},
+]
+TARGETS = (0.5, 0.1, 0.01, 0.001)
+
+
+def _count(filters: dict[str, Any]) -> int:
+    from .filters import parse_filters
+    from .models import PropertyListing
+
+    parsed = parse_filters(filters | {"listing_status": "any"})
+    return int(
+        PropertyListing.objects.filtered(parsed, settings.EXCHANGE_RATES).with_embedding().count()
+    )
+
+
+def recall_check(queries_per_bucket: int = 8) -> list[dict[str, Any]]:
+    from .models import PropertyListing
+
+    total = PropertyListing.objects.filter(embedding__isnull=False).count()
+    measured = [(f, _count(f) / total) for f in BUCKET_CANDIDATES]
+    results = []
+    conn = raw_connection()
+    try:
+        for target in TARGETS:
+            filters, share = min(measured, key=lambda item: abs(item[1] - target) / target)
+            filters = filters | {"listing_status": "any"}
+            matching = _count(filters)
+            recalls, short = [], 0
+            for query in QUERIES[:queries_per_bucket]:
+                page = search.semantic_search(query=query, filters=filters, limit=10)
+                got = [card.id for card in page.listings]
+                exact = exact_top10(conn, get_embedder().embed_query_sync(query), filters)
+                recalls.append(len(set(got) & set(exact)) / max(len(exact), 1))
+                if len(got) < min(10, matching):
+                    short += 1
+            results.append(
+                {
+                    "target_share": target,
+                    "filters": filters,
+                    "share": round(share, 5),
+                    "matching_rows": matching,
+                    "queries": len(recalls),
+                    "recall_at_10": round(statistics.mean(recalls), 4),
+                    "short_pages": short,
+                }
+            )
+    finally:
+        conn.close()
+    return results
+
+
+def exact_top10(
+    conn: psycopg.Connection, vector: list[float], filters: dict[str, Any]
+) -> list[int]:
+    """The true top 10 under the filters: a sequential scan and a full sort, no index."""
+    clauses, params = ["embedding IS NOT NULL"], []
+    for key in ("city", "district", "deal_type", "rooms_count"):
+        if key in filters:
+            clauses.append(f"{key} = %s")
+            params.append(filters[key])
+    with conn.transaction():
+        conn.execute("SET LOCAL enable_indexscan = off")
+        conn.execute("SET LOCAL enable_bitmapscan = off")
+        rows = conn.execute(
+            f"SELECT id FROM property_listings WHERE {' AND '.join(clauses)} "  # noqa: S608
+            "ORDER BY embedding <=> %s, id LIMIT 10",
+            [*params, np.asarray(vector, dtype=np.float32)],
+        ).fetchall()
+    return [row[0] for row in rows]
+
+
+def to_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, ensure_ascii=False, indent=2, default=str)
