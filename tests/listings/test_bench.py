@@ -12,12 +12,30 @@ pytestmark = pytest.mark.usefixtures("listings_access")
 def test_bench_search_prints_the_table_and_writes_the_same_json(tmp_path):
     out = tmp_path / "bench.json"
     stdout = StringIO()
-    call_command("bench_search", "--calls", "2", "--skip-mcp", "--concurrency", "1",
-                 "--out", str(out), stdout=stdout, stderr=StringIO())
+    call_command(
+        "bench_search",
+        "--calls",
+        "2",
+        "--skip-mcp",
+        "--concurrency",
+        "1",
+        "--out",
+        str(out),
+        stdout=stdout,
+        stderr=StringIO(),
+    )
     report = json.loads(out.read_text())
     assert report["printed"] in stdout.getvalue()
     modes = {s["mode"] for s in report["series"]}
-    assert modes == {"semantic", "fulltext_common", "fulltext_rare", "hybrid", "similar", "stats", "get"}
+    assert modes == {
+        "semantic",
+        "fulltext_common",
+        "fulltext_rare",
+        "hybrid",
+        "similar",
+        "stats",
+        "get",
+    }
     assert {s["way"] for s in report["series"]} == {"raw_sql", "search_function"}
     assert all(s["errors"] == 0 and s["calls"] == 2 for s in report["series"])
     assert all(r["function_over_raw_p50"] > 0 for r in report["ratios"])

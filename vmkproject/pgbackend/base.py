@@ -14,6 +14,8 @@ from typing import Any
 from django.conf import settings
 from django.db.backends.postgresql import base
 
+from vmkproject import db
+
 logger = logging.getLogger("vmk.db")
 
 
@@ -38,11 +40,19 @@ class DatabaseWrapper(base.DatabaseWrapper):
         return commit
 
 
-def start_embedded(embedded: dict[str, Any], dbname: str) -> str:
-    """Start the embedded server and make sure its database exists; returns the socket dir."""
-    from pathlib import Path
+_ready: dict[tuple[str, str], str] = {}
 
-    from vmkproject import db
+
+def start_embedded(embedded: dict[str, Any], dbname: str) -> str:
+    """Start the embedded server and make sure its database exists; returns the socket dir.
+
+    Django asks for connection parameters at every connect (pooled ones too): after the
+    first time in a process this is a dictionary lookup.
+    """
+    key = (str(embedded["DATA_DIR"]), dbname)
+    if key in _ready and db.running_servers():
+        return _ready[key]
+    from pathlib import Path
 
     def load_demo(conn: Any, count: int, seed: int) -> None:
         # Imported only when the demo data must be made: it loads the embedding model.
@@ -59,4 +69,5 @@ def start_embedded(embedded: dict[str, Any], dbname: str) -> str:
         demo_seed=int(embedded.get("DEMO_SEED", 42)),
         loader=load_demo,
     )
+    _ready[key] = server.socket_dir
     return server.socket_dir
