@@ -21,6 +21,8 @@ environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
 # --- Data directory for the embedded database and the default SQLite file -------------------
 DATA_DIR = Path(env.str("VMK_DATA_DIR", default=str(BASE_DIR / ".data"))).resolve()
+# The default SQLite file and the embedded database live here: it must exist before either.
+DATA_DIR.mkdir(parents=True, exist_ok=True)
 
 # --- Listings database (read-only) ----------------------------------------------------------
 QUERY_TIMEOUT_SEC: float = env.float("QUERY_TIMEOUT_SEC", default=10.0)
