@@ -22,16 +22,17 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP) system-deps
 
-# The Ukrainian dictionary for full-text morphology; without it search falls back to 'simple'.
+# Debian packages: the Ukrainian dictionary (full-text morphology; without it search falls
+# back to 'simple') and Chromium with its driver for the admin's browser test.
+DEB_PACKAGES := hunspell-uk chromium chromium-driver
 system-deps:
-	@if [ ! -f $(HUNSPELL) ]; then \
-	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hunspell-uk >/dev/null) \
-	      || echo "warning: could not install hunspell-uk; full-text search will use 'simple'"; \
-	  elif command -v apt-get >/dev/null 2>&1 && command -v sudo >/dev/null 2>&1; then \
-	    (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq hunspell-uk >/dev/null) \
-	      || echo "warning: could not install hunspell-uk; full-text search will use 'simple'"; \
-	  else echo "warning: install the hunspell Ukrainian dictionary (hunspell-uk) for morphology"; fi; \
+	@if [ ! -f $(HUNSPELL) ] || [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then SUDO=""; \
+	  elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else SUDO="none"; fi; \
+	  if [ "$$SUDO" != none ] && command -v apt-get >/dev/null 2>&1; then \
+	    ($$SUDO apt-get update -qq && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PACKAGES) >/dev/null) \
+	      || echo "warning: could not install $(DEB_PACKAGES)"; \
+	  else echo "warning: install $(DEB_PACKAGES) (Debian) for morphology and the browser test"; fi; \
 	fi
 
 run: install

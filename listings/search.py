@@ -31,7 +31,7 @@ from .errors import (
 )
 from .filters import Filters, parse_filters
 from .models import PropertyListing
-from .querysets import price_in
+from .querysets import PropertyListingQuerySet, price_in
 from .results import ListingCard, ListingDetail, SearchPage, StatsResult, StatsRow
 
 logger = logging.getLogger("vmk.search")
@@ -322,6 +322,7 @@ def _vector_page(
     mode: str,
     query: str | None,
     exclude_id: int | None = None,
+    with_total: bool = True,
 ) -> SearchPage:
     neighbours, total, metric_values = _neighbours(
         vector,
@@ -330,6 +331,7 @@ def _vector_page(
         min_similarity=min_similarity,
         metric=metric,
         exclude_id=exclude_id,
+        with_total=with_total,
     )
     cards = []
     for neighbour, metric_value in list(zip(neighbours, metric_values, strict=True))[offset:]:
@@ -345,7 +347,8 @@ def _vector_page(
         )
     _timing().rows = len(cards)
     return SearchPage(
-        total=total,
+        total=total if with_total else offset + len(cards),
+        total_exact=with_total,
         limit=limit,
         offset=offset,
         mode=mode,
@@ -416,8 +419,13 @@ def similar_to_listing(
     filters: Filters | Mapping[str, Any] | None = None,
     limit: int = 10,
     offset: int = 0,
+    with_total: bool = True,
 ) -> SearchPage:
-    """'More like this': neighbours of a listing's stored embedding, without the listing."""
+    """'More like this': neighbours of a listing's stored embedding, without the listing.
+
+    `with_total=False` skips counting every listing that has an embedding (a full scan at a
+    million rows); `total` is then the lower bound offset + len(listings), not exact.
+    """
     listing_id = _listing_id(listing_id)
     limit, offset = _page(limit, offset)
     parsed = parse_filters(filters)
@@ -438,6 +446,7 @@ def similar_to_listing(
         mode="similar",
         query=None,
         exclude_id=listing_id,
+        with_total=with_total,
     )
 
 
@@ -452,21 +461,36 @@ def _words(text: str) -> list[str]:
     return [word for word in text.split() if len(word) >= 2][:10] or [text]
 
 
+def _matching_text(text: str, base: PropertyListingQuerySet) -> tuple[Any, str]:
+    matched = base.matching(_fts_query(text))
+    with _database():
+        if matched.exists():
+            return matched, "fulltext"
+    return base.containing_words(_words(text)), "ilike_fallback"
+
+
+def fulltext_queryset(
+    *, query: str, base: PropertyListingQuerySet | None = None
+) -> tuple[PropertyListingQuerySet, str]:
+    """Listings matching `query` as a lazy queryset, for callers that paginate themselves.
+
+    Full text with Ukrainian morphology (annotated with `rank`) when anything matches,
+    otherwise the ILIKE fallback over title, description and address; the second item is
+    the mode, "fulltext" or "ilike_fallback", as in fulltext_search. `base` narrows it
+    (the admin passes its filtered changelist queryset); the caller orders and slices.
+    """
+    text = _clean_query(query, required=True)
+    assert text is not None
+    return _matching_text(text, base if base is not None else PropertyListing.objects.all())
+
+
 def _text_ranked(text: str, filters: Filters, sort_by: str) -> tuple[Any, str]:
     """The ranked full-text queryset, or the ILIKE fallback when full text finds nothing."""
-    base = PropertyListing.objects.filtered(filters, _rates())
-    query = _fts_query(text)
-    matched = base.matching(query)
-    with _database():
-        has_match = matched.exists()
-    if has_match:
-        qs = matched.with_headline(query, settings.FTS_CONFIG)
-        mode = "fulltext"
-    else:
-        qs = base.containing_words(_words(text))
-        mode = "ilike_fallback"
-        if sort_by == "relevance":
-            sort_by = "date_desc"
+    qs, mode = _matching_text(text, PropertyListing.objects.filtered(filters, _rates()))
+    if mode == "fulltext":
+        qs = qs.with_headline(_fts_query(text), settings.FTS_CONFIG)
+    elif sort_by == "relevance":
+        sort_by = "date_desc"
     if sort_by in {"price_asc", "price_desc"}:
         qs = qs.with_price_in("USD", _rates())
     return qs.sorted_by(sort_by), mode
@@ -705,6 +729,7 @@ __all__ = [
     "SORT_ORDERS",
     "SearchError",
     "collect_timings",
+    "fulltext_queryset",
     "fulltext_search",
     "get_listing",
     "hybrid_search",

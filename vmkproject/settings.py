@@ -143,6 +143,11 @@ MCP_AUTH_TOKENS: list[str] = env.list("MCP_AUTH_TOKENS", default=[])
 MCP_MAX_BODY_BYTES: int = env.int("MCP_MAX_BODY_BYTES", default=1_000_000)
 # Seconds in-flight requests get to finish after SIGTERM before the server stops.
 SHUTDOWN_GRACE_SEC: float = env.float("SHUTDOWN_GRACE_SEC", default=10.0)
+# Audit log of tool calls (mcpserver.ToolCall): `manage.py prune_audit_log` deletes rows older
+# than AUDIT_RETENTION_DAYS; calls wait for the background writer in a queue of at most
+# AUDIT_QUEUE_SIZE records, and are dropped (and counted) rather than slow a request down.
+AUDIT_RETENTION_DAYS: int = env.int("AUDIT_RETENTION_DAYS", default=90)
+AUDIT_QUEUE_SIZE: int = env.int("AUDIT_QUEUE_SIZE", default=10000)
 
 # --- Django ---------------------------------------------------------------------------------
 DEBUG: bool = env.bool("DEBUG", default=False)
@@ -218,6 +223,9 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 
 LANGUAGE_CODE: str = env.str("LANGUAGE_CODE", default="uk")
+# Staff pages are in one language: without this LocaleMiddleware follows the browser's
+# Accept-Language and mixes English admin chrome with Ukrainian labels.
+LANGUAGES = [(LANGUAGE_CODE, LANGUAGE_CODE)]
 TIME_ZONE: str = env.str("TIME_ZONE", default="Europe/Kyiv")
 USE_I18N = True
 USE_TZ = True

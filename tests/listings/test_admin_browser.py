@@ -1,0 +1,127 @@
+"""The staff admin in a real headless Chromium: log in, browse, search, open a listing.
+
+Uses the Debian `chromium` and `chromium-driver` packages; Selenium is given both paths so
+Selenium Manager never runs and nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+ARTIFACTS = Path(__file__).resolve().parents[1] / "artifacts"
+PASSWORD = "browser-test-password"
+
+pytestmark = [
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="/usr/bin/chromium is absent: apt-get install chromium chromium-driver",
+    ),
+    pytest.mark.django_db(transaction=True, databases=["default", "listings"]),
+    pytest.mark.usefixtures("listings_access"),
+]
+
+
+@pytest.fixture
+def browser(tmp_path) -> Iterator[object]:
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--lang=uk",
+        "--window-size=1680,1200",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+    ):
+        options.add_argument(argument)
+    options.add_experimental_option("prefs", {"intl.accept_languages": "uk,uk-UA"})
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def test_staff_browse_search_and_open_a_listing(browser, live_server, django_user_model):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    django_user_model.objects.create_superuser("staff", "staff@example.com", PASSWORD)
+    wait = WebDriverWait(browser, 60)
+
+    # Log in through the real form.
+    browser.get(f"{live_server.url}/admin/listings/propertylisting/")
+    wait.until(ec.presence_of_element_located((By.ID, "id_username")))
+    browser.find_element(By.ID, "id_username").send_keys("staff")
+    browser.find_element(By.ID, "id_password").send_keys(PASSWORD)
+    browser.find_element(By.CSS_SELECTOR, "#login-form [type=submit]").click()
+
+    # The changelist, styled (admin CSS is served), with filters and the semantic link.
+    wait.until(ec.presence_of_element_located((By.ID, "result_list")))
+    rows = browser.find_elements(By.CSS_SELECTOR, "#result_list tbody tr")
+    assert len(rows) == 50
+    assert browser.find_element(By.ID, "changelist-filter").is_displayed()
+    assert "3 000 оголошень" in browser.find_element(By.CSS_SELECTOR, "p.paginator").text
+    header = browser.find_element(By.ID, "header")
+    assert header.value_of_css_property("background-color") != "rgba(0, 0, 0, 0)"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    assert browser.save_screenshot(str(ARTIFACTS / "admin_changelist.png"))
+
+    # Full-text search with an inflected word.
+    search_box = browser.find_element(By.ID, "searchbar")
+    search_box.send_keys("квартири")
+    search_box.submit()
+    wait.until(ec.url_contains("q="))
+    wait.until(ec.presence_of_element_located((By.ID, "result_list")))
+    titles = [
+        cell.text.lower()
+        for cell in browser.find_elements(By.CSS_SELECTOR, "#result_list td.field-title")
+    ]
+    assert titles and any("квартир" in title for title in titles)
+    assert "Знайдено" in browser.find_element(By.ID, "changelist-search").text
+
+    # Open the first result: grouped fields, the source link and the neighbours.
+    first = browser.find_element(By.CSS_SELECTOR, "#result_list th.field-id a")
+    listing_id = first.text.strip()
+    first.click()
+    wait.until(ec.presence_of_element_located((By.ID, "neighbours")))
+    assert f"/propertylisting/{listing_id}/change/" in browser.current_url
+    page = browser.find_element(By.ID, "content-main").text
+    for heading in ("Основне", "Ціна", "Розташування", "Джерело і контакти"):
+        assert heading in page
+    source = browser.find_element(By.CSS_SELECTOR, ".field-source_link a")
+    assert source.get_attribute("href").startswith("http")
+    neighbours = browser.find_elements(By.CSS_SELECTOR, "#neighbours a.neighbour-link")
+    note = browser.find_elements(By.CSS_SELECTOR, "#neighbours .neighbours-note")
+    assert len(neighbours) == 10 or note
+    assert not browser.find_elements(By.CSS_SELECTOR, "input[name=_save]")
+    browser.execute_script("arguments[0].scrollIntoView()", source)
+    browser.save_screenshot(str(ARTIFACTS / "admin_listing_detail.png"))
+
+    # The semantic search page, reached from the changelist's object tools.
+    browser.get(f"{live_server.url}/admin/listings/propertylisting/")
+    tool = browser.find_element(By.CSS_SELECTOR, ".object-tools a[href$='/semantic/']")
+    assert tool.text.lower() == "пошук за змістом"
+    tool.click()
+    query = wait.until(ec.presence_of_element_located((By.ID, "id_query")))
+    query.send_keys("будинок з ділянкою та гаражем")
+    browser.find_element(By.CSS_SELECTOR, "#semantic-form [type=submit]").click()
+    wait.until(ec.presence_of_element_located((By.ID, "semantic-results")))
+    results = browser.find_elements(By.CSS_SELECTOR, "#semantic-results a.result-link")
+    assert len(results) == 20
+    browser.save_screenshot(str(ARTIFACTS / "admin_semantic_search.png"))

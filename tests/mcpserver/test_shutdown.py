@@ -1,0 +1,75 @@
+"""SIGTERM: calls in flight finish, then the pool and the embedded PostgreSQL stop."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+
+import httpx
+import psutil
+
+from .conftest import start_server
+
+BODY = (
+    '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"hybrid_search",'
+    '"arguments":{"query":"квартира з балконом","limit":50}}}'
+)
+
+
+def postgres_processes(data_dir) -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter(["name", "cmdline"]):
+        if process.info["name"] == "postgres" and str(data_dir) in " ".join(
+            process.info["cmdline"] or []
+        ):
+            found.append(process)
+    return found
+
+
+def test_sigterm_lets_calls_finish_and_stops_the_embedded_database(tmp_path):
+    data_dir = tmp_path / "data"
+    server = start_server(tmp_path, VMK_DATA_DIR=str(data_dir), DEMO_LISTINGS_COUNT="60")
+    assert postgres_processes(data_dir / "pg")
+    statuses: list[int] = []
+    cut: list[str] = []
+
+    def call() -> None:
+        # Call in a loop until the server stops accepting connections.
+        while True:
+            try:
+                response = httpx.post(
+                    server.mcp_url,
+                    content=BODY,
+                    headers={
+                        "Content-Type": "application/json",
+                        "Accept": "application/json, text/event-stream",
+                        "MCP-Protocol-Version": "2025-11-25",
+                    },
+                    timeout=30,
+                )
+            except httpx.ConnectError:
+                return  # refused before it started: nothing was cut
+            except httpx.HTTPError as exc:
+                cut.append(type(exc).__name__)
+                return
+            statuses.append(response.status_code)
+
+    callers = [threading.Thread(target=call) for _ in range(6)]
+    for caller in callers:
+        caller.start()
+    time.sleep(1.0)
+    started = time.monotonic()
+    server.process.send_signal(signal.SIGTERM)
+    for caller in callers:
+        caller.join(30)
+    server.process.wait(30)
+    stopped_in = time.monotonic() - started
+    assert stopped_in < 15  # SHUTDOWN_GRACE_SEC is 10
+    # every call either finished normally or was refused before it started: none was cut
+    assert not cut, cut
+    assert len(statuses) >= 6 and all(code in (200, 503) for code in statuses), statuses
+    deadline = time.monotonic() + 10
+    while postgres_processes(data_dir / "pg") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not postgres_processes(data_dir / "pg"), "PostgreSQL was left running"
