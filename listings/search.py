@@ -130,6 +130,17 @@ def _database() -> Iterator[None]:
         _timing().db_ms += (time.perf_counter() - started) * 1000
 
 
+def capped_count(qs: Any) -> tuple[int, bool]:
+    """How many rows match, counting at most TOTAL_COUNT_CAP: (count, exact).
+
+    An exact COUNT(*) over most of a large table costs more than the page itself; past the
+    cap the total is a lower bound and the result says so (total_exact = false).
+    """
+    cap = settings.TOTAL_COUNT_CAP
+    counted = int(qs.order_by()[: cap + 1].count())
+    return (cap, False) if counted > cap else (counted, True)
+
+
 # --- argument checks -----------------------------------------------------------------------
 
 
@@ -292,7 +303,7 @@ def _neighbours(
     metric: str = "cosine",
     exclude_id: int | None = None,
     with_total: bool = True,
-) -> tuple[list[_Neighbour], int, list[Any]]:
+) -> tuple[list[_Neighbour], int, bool, list[Any]]:
     """The `count` nearest listings under `filters`, exactly ordered, and how many match."""
     base = PropertyListing.objects.filtered(filters, _rates()).with_embedding()
     if exclude_id is not None:
@@ -304,11 +315,12 @@ def _neighbours(
     with _database(), transaction.atomic(using=LISTINGS):
         _set_vector_search_options()
         rows = list(page)
-        total = (ranked if min_similarity is not None else base).count() if with_total else 0
+        counted = ranked if min_similarity is not None else base
+        total, exact = capped_count(counted) if with_total else (0, False)
     # relaxed_order iterative scans may return near-ties out of order: sort the page exactly.
     rows.sort(key=lambda listing: (listing.distance, listing.id))
     metrics = [listing.metric_distance for listing in rows]
-    return [_Neighbour(row, float(row.distance)) for row in rows], total, metrics
+    return [_Neighbour(row, float(row.distance)) for row in rows], total, exact, metrics
 
 
 def _vector_page(
@@ -324,7 +336,7 @@ def _vector_page(
     exclude_id: int | None = None,
     with_total: bool = True,
 ) -> SearchPage:
-    neighbours, total, metric_values = _neighbours(
+    neighbours, total, exact, metric_values = _neighbours(
         vector,
         filters,
         count=offset + limit,
@@ -348,7 +360,7 @@ def _vector_page(
     _timing().rows = len(cards)
     return SearchPage(
         total=total if with_total else offset + len(cards),
-        total_exact=with_total,
+        total_exact=exact,
         limit=limit,
         offset=offset,
         mode=mode,
@@ -525,7 +537,7 @@ def fulltext_search(
         qs, mode = _text_ranked(text, parsed, sort_by)
     with _database():
         rows = list(qs.cards()[offset : offset + limit])
-        total = qs.count() if rows or offset else 0
+        total, exact = capped_count(qs) if rows or offset else (0, True)
     cards = [
         _card(row, rank_score=round(float(row.rank), 6) if getattr(row, "rank", None) else None)
         for row in rows
@@ -533,6 +545,7 @@ def fulltext_search(
     _timing().rows = len(cards)
     return SearchPage(
         total=total,
+        total_exact=exact,
         limit=limit,
         offset=offset,
         mode=mode,
@@ -572,7 +585,7 @@ def hybrid_search(
     parsed = parse_filters(filters)
     candidates = min(max(50, 2 * (offset + limit)), MAX_CANDIDATES)
     vector = _embed(text)
-    neighbours, _, _ = _neighbours(vector, parsed, count=candidates, with_total=False)
+    neighbours, _, _, _ = _neighbours(vector, parsed, count=candidates, with_total=False)
     text_qs, text_mode = _text_ranked(text, parsed, "relevance")
     with _database():
         text_ids = list(text_qs.values_list("id", flat=True)[:candidates])

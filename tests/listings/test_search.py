@@ -391,3 +391,14 @@ def test_injection_strings_are_plain_text():
         search.semantic_search(query=text, limit=1)
         search.fulltext_search(filters={"city": text}, limit=1)
     assert PropertyListing.objects.count() > 0
+
+
+def test_totals_past_the_cap_are_a_flagged_lower_bound(settings):
+    settings.TOTAL_COUNT_CAP = 100
+    page = search.semantic_search(query=QUERY, limit=5)
+    assert (page.total, page.total_exact) == (100, False)
+    text = search.fulltext_search(query="квартира", limit=5)
+    assert (text.total, text.total_exact) == (100, False)
+    settings.TOTAL_COUNT_CAP = 100_000
+    exact = search.fulltext_search(query="квартира", limit=5)
+    assert exact.total_exact and exact.total > 100
