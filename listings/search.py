@@ -38,6 +38,7 @@ logger = logging.getLogger("vmk.search")
 
 LISTINGS = "listings"
 HNSW_INDEX = "ix_property_listings_embedding_hnsw"
+EXACT_PATH = "exact (pre-filtered scan)"
 RRF_K = 60
 SNIPPET_CHARS = 300
 MAX_OFFSET = 10_000
@@ -303,24 +304,38 @@ def _neighbours(
     metric: str = "cosine",
     exclude_id: int | None = None,
     with_total: bool = True,
-) -> tuple[list[_Neighbour], int, bool, list[Any]]:
-    """The `count` nearest listings under `filters`, exactly ordered, and how many match."""
+) -> tuple[list[_Neighbour], int, bool, list[Any], str]:
+    """The `count` nearest listings under `filters`, exactly ordered, how many match, and
+    which path ranked them.
+
+    When few rows match (at most EXACT_VECTOR_SEARCH_MAX_ROWS), they are ranked exactly by a
+    pre-filtered scan: an HNSW graph walk under a selective filter loses recall. Otherwise
+    the HNSW index ranks them, with iterative scans so the page still fills.
+    """
     base = PropertyListing.objects.filtered(filters, _rates()).with_embedding()
     if exclude_id is not None:
         base = base.exclude(id=exclude_id)
     ranked = base.nearest(vector)
     if min_similarity is not None:
         ranked = ranked.filter(distance__lte=1.0 - min_similarity)
-    page = ranked.with_metric(vector, metric).cards()[:count]
     with _database(), transaction.atomic(using=LISTINGS):
-        _set_vector_search_options()
-        rows = list(page)
-        counted = ranked if min_similarity is not None else base
-        total, exact = capped_count(counted) if with_total else (0, False)
+        total, exact = capped_count(base)
+        if exact and total <= settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
+            path = EXACT_PATH
+            # An ORDER BY the index cannot serve: the planner filters first, then sorts.
+            ranked = ranked.order_by(F("distance") + 0)
+        else:
+            path = HNSW_INDEX
+            _set_vector_search_options()
+        rows = list(ranked.with_metric(vector, metric).cards()[:count])
+        if min_similarity is not None and with_total:
+            total, exact = capped_count(ranked)
+        if not with_total:
+            total, exact = 0, False
     # relaxed_order iterative scans may return near-ties out of order: sort the page exactly.
     rows.sort(key=lambda listing: (listing.distance, listing.id))
     metrics = [listing.metric_distance for listing in rows]
-    return [_Neighbour(row, float(row.distance)) for row in rows], total, exact, metrics
+    return [_Neighbour(row, float(row.distance)) for row in rows], total, exact, metrics, path
 
 
 def _vector_page(
@@ -336,7 +351,7 @@ def _vector_page(
     exclude_id: int | None = None,
     with_total: bool = True,
 ) -> SearchPage:
-    neighbours, total, exact, metric_values = _neighbours(
+    neighbours, total, exact, metric_values, path = _neighbours(
         vector,
         filters,
         count=offset + limit,
@@ -367,7 +382,7 @@ def _vector_page(
         query=query,
         filters=filters.active(),
         distance_metric=metric,
-        index_used=HNSW_INDEX,
+        index_used=path,
         listings=cards,
     )
 
@@ -585,7 +600,7 @@ def hybrid_search(
     parsed = parse_filters(filters)
     candidates = min(max(50, 2 * (offset + limit)), MAX_CANDIDATES)
     vector = _embed(text)
-    neighbours, _, _, _ = _neighbours(vector, parsed, count=candidates, with_total=False)
+    neighbours, _, _, _, path = _neighbours(vector, parsed, count=candidates, with_total=False)
     text_qs, text_mode = _text_ranked(text, parsed, "relevance")
     with _database():
         text_ids = list(text_qs.values_list("id", flat=True)[:candidates])
@@ -623,7 +638,7 @@ def hybrid_search(
         mode="hybrid",
         query=text,
         filters=parsed.active() | {"fulltext_mode": text_mode},
-        index_used=HNSW_INDEX,
+        index_used=path,
         listings=cards,
     )
 

@@ -109,9 +109,12 @@ EXCHANGE_RATES: dict[str, float] = {
 }
 if "USD" not in EXCHANGE_RATES:
     raise ImproperlyConfigured("EXCHANGE_RATES must include USD")
-HNSW_EF_SEARCH: int = env.int("HNSW_EF_SEARCH", default=100)
+HNSW_EF_SEARCH: int = env.int("HNSW_EF_SEARCH", default=400)
 HNSW_ITERATIVE_SCAN: str = env.str("HNSW_ITERATIVE_SCAN", default="relaxed_order")
 HNSW_MAX_SCAN_TUPLES: int = env.int("HNSW_MAX_SCAN_TUPLES", default=20000)
+# Filters that leave at most this many rows are ranked exactly (a pre-filtered scan) instead
+# of by the HNSW index, whose recall drops under selective filters.
+EXACT_VECTOR_SEARCH_MAX_ROWS: int = env.int("EXACT_VECTOR_SEARCH_MAX_ROWS", default=10000)
 
 # --- Embeddings -----------------------------------------------------------------------------
 # "offline": the bundled multilingual model (USE v3, 512-d zero-padded to EMBEDDING_DIM), no

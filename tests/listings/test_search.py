@@ -22,7 +22,13 @@ def _ids(page):
 # --- semantic --------------------------------------------------------------------------
 
 
-def test_semantic_search_returns_a_full_page_ordered_by_similarity():
+@pytest.fixture
+def hnsw_only(settings):
+    """Rank through the HNSW index whatever the filter (the test data set is small)."""
+    settings.EXACT_VECTOR_SEARCH_MAX_ROWS = 0
+
+
+def test_semantic_search_returns_a_full_page_ordered_by_similarity(hnsw_only):
     page = search.semantic_search(query=QUERY, limit=10)
     assert page.mode == "semantic"
     assert len(page.listings) == 10
@@ -42,7 +48,7 @@ def test_semantic_results_are_about_the_query():
     assert "ділянк" in titles
 
 
-def test_filtered_semantic_search_fills_the_page_when_a_filter_keeps_two_percent():
+def test_filtered_semantic_search_fills_the_page_when_a_filter_keeps_two_percent(hnsw_only):
     total = PropertyListing.objects.filter(listing_status="active", embedding__isnull=False).count()
     # Find a filter that keeps roughly 2% of the rows.
     candidates = (
@@ -402,3 +408,15 @@ def test_totals_past_the_cap_are_a_flagged_lower_bound(settings):
     settings.TOTAL_COUNT_CAP = 100_000
     exact = search.fulltext_search(query="квартира", limit=5)
     assert exact.total_exact and exact.total > 100
+
+
+def test_selective_filters_are_ranked_exactly_and_agree_with_the_index(settings):
+    filters = {"city": "Львів", "deal_type": "sale"}
+    exact = search.semantic_search(query=QUERY, filters=filters, limit=10)
+    assert exact.index_used == search.EXACT_PATH
+    settings.EXACT_VECTOR_SEARCH_MAX_ROWS = 0
+    settings.HNSW_EF_SEARCH = 1000
+    indexed = search.semantic_search(query=QUERY, filters=filters, limit=10)
+    assert indexed.index_used == search.HNSW_INDEX
+    assert _ids(exact) == _ids(indexed)
+    assert exact.total == indexed.total
