@@ -420,3 +420,21 @@ def test_selective_filters_are_ranked_exactly_and_agree_with_the_index(settings)
     assert indexed.index_used == search.HNSW_INDEX
     assert _ids(exact) == _ids(indexed)
     assert exact.total == indexed.total
+
+
+def test_third_party_text_is_marked_untrusted_and_left_intact():
+    from listings.results import UNTRUSTED_FIELDS, UNTRUSTED_NOTICE
+
+    listing = PropertyListing.objects.exclude(description__isnull=True).first()
+    detail = search.get_listing(listing_id=listing.id).model_dump()
+    assert detail["description"] == listing.description  # intact, not rewritten
+    assert detail["untrusted_content"] == {
+        "fields": list(UNTRUSTED_FIELDS),
+        "notice": UNTRUSTED_NOTICE,
+    }
+    for page in (
+        search.fulltext_search(query="квартира", limit=2),
+        search.semantic_search(query=QUERY, limit=2),
+    ):
+        assert page.untrusted_content.fields == list(UNTRUSTED_FIELDS)
+        assert set(page.untrusted_content.fields) >= {"title", "snippet"}
