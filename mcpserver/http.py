@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import json
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 from django.conf import settings
@@ -14,13 +14,17 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from . import audit, keys
+from .runner import current_agent
 from .server import mcp
 
 UNAUTHORIZED = {"error": "A valid bearer token is required for /mcp.", "code": "unauthorized"}
 
 # Extra token checkers (agent keys stored in the database plug in here); each returns the
 # key's name for a valid token, or None.
-token_checkers: list[Callable[[str], str | None]] = []
+token_checkers: list[Callable[[str], Awaitable[str | None]]] = [keys.agent_key_name]
+# Whether tokens are required even with MCP_AUTH_TOKENS empty (e.g. agent keys exist).
+auth_switches: list[Callable[[], Awaitable[bool]]] = [keys.keys_in_use]
 
 
 def _with_bare_hosts(patterns: Iterable[str]) -> list[str]:
@@ -50,8 +54,13 @@ def static_token_name(token: str) -> str | None:
     return matched
 
 
-def auth_required() -> bool:
-    return bool(settings.MCP_AUTH_TOKENS) or bool(token_checkers)
+async def auth_required() -> bool:
+    if settings.MCP_AUTH_TOKENS:
+        return True
+    for switch in auth_switches:
+        if await switch():
+            return True
+    return False
 
 
 def bearer_token(scope: Scope) -> str | None:
@@ -71,18 +80,24 @@ class AuthenticatedMCP:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and auth_required():
+        name = None
+        if scope["type"] == "http" and await auth_required():
             token = bearer_token(scope)
-            name = None
             if token is not None and len(token) <= 512:
                 name = static_token_name(token)
                 for checker in token_checkers:
-                    name = name or checker(token)
+                    name = name or await checker(token)
             if name is None:
                 await _send_json(send, 401, UNAUTHORIZED, [(b"www-authenticate", b"Bearer")])
                 return
             scope.setdefault("state", {})["agent"] = name
-        await self.app(scope, receive, send)
+        # Tool calls run in tasks spawned from this one, which inherit the context: the audit
+        # log reads the name from there.
+        reset = current_agent.set(name)
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            current_agent.reset(reset)
 
 
 async def _send_json(
@@ -126,5 +141,6 @@ def mcp_routes() -> list[Route]:
 @contextlib.asynccontextmanager
 async def mcp_lifespan() -> AsyncIterator[None]:
     _ensure_transport()
-    async with mcp.session_manager.run():
+    # The audit log stops after the session manager, so in-flight calls are still written.
+    async with audit.running(), mcp.session_manager.run():
         yield

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
@@ -24,6 +25,10 @@ T = TypeVar("T")
 
 # Called with a finished call's record; the audit log plugs in here.
 call_observers: list[Callable[[dict[str, Any]], None]] = []
+
+# The name of the token or agent key the current /mcp request came with (set by
+# mcpserver.http.AuthenticatedMCP; None without authentication).
+current_agent: ContextVar[str | None] = ContextVar("current_agent", default=None)
 
 
 def _run(fn: Callable[..., T], kwargs: dict[str, Any], timings: Timings) -> T:
@@ -65,6 +70,7 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
             "latency_ms": elapsed,
             "rows": timings.rows,
             "error_code": code,
+            "agent": current_agent.get(),
         }
         for observer in call_observers:
             try:
