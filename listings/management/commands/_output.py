@@ -77,6 +77,7 @@ def page_table(page: Any) -> str:
         row["price_text"] = (
             f"{row['price']:,.0f} {row['currency']}" if row["price"] is not None else "—"
         )
+        row["area_text"] = f"{row['total_area']:g}" if row["total_area"] is not None else "—"
     body = table(
         rows,
         [
@@ -86,7 +87,7 @@ def page_table(page: Any) -> str:
             ("city", "city", 10),
             ("district", "district", 16),
             ("rooms_count", "rooms", 5),
-            ("total_area", "m²", 6),
+            ("area_text", "m²", 6),
             ("price_text", "price", 14),
             ("deal_type", "deal", 10),
         ],
