@@ -39,6 +39,18 @@ def close_listings_pool() -> None:
         connections["listings"].close_pool()  # type: ignore[attr-defined]
 
 
+async def warm_embedder() -> None:
+    """Load the embedding model (or reach Ollama) now, not on the first agent's call; a wrong
+    model or EMBEDDING_DIM is reported here, at start-up."""
+    from listings.embedders import get_embedder
+    from listings.errors import SearchError
+
+    try:
+        await get_embedder().verify()
+    except SearchError as exc:
+        logger.error("embedder not ready: %s", exc.message)
+
+
 async def health_endpoint(request: Request) -> JSONResponse:
     return JSONResponse(await health.check())
 
@@ -55,8 +67,9 @@ def build_app(django_app: Any) -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
             await sync_to_async(warm_listings_pool, thread_sensitive=False)()
-        except Exception:
-            logger.exception("listings database not reachable at start-up")
+        except Exception as exc:  # noqa: BLE001 - /health reports it; keep serving
+            logger.error("listings database not reachable at start-up (%s)", type(exc).__name__)
+        await warm_embedder()
         async with mcp_lifespan():
             yield
         await sync_to_async(close_listings_pool, thread_sensitive=False)()
