@@ -51,6 +51,24 @@ async def warm_embedder() -> None:
         logger.error("embedder not ready: %s", exc.message)
 
 
+WARM_UP_CALLS = (
+    ("search_similar_listings", {"query": "квартира", "limit": 1}),
+    ("search_by_metadata", {"query": "квартира", "limit": 1}),
+)
+
+
+async def warm_tools() -> None:
+    """Run a tool of each kind once in-process, so the first agent's call finds the ORM,
+    the output schemas and the worker threads warm (its latency then matches the tenth's)."""
+    from mcpserver.server import mcp
+
+    for name, arguments in WARM_UP_CALLS:
+        try:
+            await mcp.call_tool(name, arguments)
+        except Exception as exc:  # noqa: BLE001 - a warm-up never stops the server
+            logger.warning("warm-up call %s failed (%s)", name, type(exc).__name__)
+
+
 async def health_endpoint(request: Request) -> JSONResponse:
     return JSONResponse(await health.check())
 
@@ -71,6 +89,7 @@ def build_app(django_app: Any) -> Starlette:
             logger.error("listings database not reachable at start-up (%s)", type(exc).__name__)
         await warm_embedder()
         async with mcp_lifespan():
+            await warm_tools()
             yield
         await sync_to_async(close_listings_pool, thread_sensitive=False)()
         # uvicorn re-raises SIGTERM after shutdown, which skips atexit handlers: let go of
