@@ -4,21 +4,16 @@ from __future__ import annotations
 
 import os
 import platform
-import signal
-import socket
-import subprocess
-import sys
-import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import httpx
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from listings import bench
 from listings.models import PropertyListing
+from vmkproject.localserver import start_local_server
 
 RESULTS_DIR = Path(settings.BASE_DIR) / "bench" / "results"
 
@@ -70,7 +65,11 @@ class Command(BaseCommand):
         server = None
         url = options["url"]
         if not url and not options["skip_mcp"]:
-            server, url = self._start_server()
+            try:
+                server = start_local_server()
+            except RuntimeError:
+                raise CommandError("The benchmark server did not start.") from None
+            url = server.mcp_url
         try:
             # One untimed pass warms caches, pools and the server.
             bench.run_function(cases[: len(cases) // 4], 1)
@@ -88,8 +87,7 @@ class Command(BaseCommand):
                         report["series"].append(item.summary())
         finally:
             if server is not None:
-                server.send_signal(signal.SIGTERM)
-                server.wait(30)
+                server.stop()
         report["ratios"] = ratios(report["series"])
         if not options["skip_recall"]:
             self.stderr.write("  recall of filtered semantic search ...")
@@ -105,37 +103,6 @@ class Command(BaseCommand):
         report["printed"] = text
         out.write_text(bench.to_json(report), encoding="utf-8")
         self.stdout.write(f"\nwritten to {out}")
-
-    def _start_server(self) -> tuple[subprocess.Popen, str]:
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
-        env = {**os.environ, "LOG_LEVEL": "WARNING"}
-        process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-            [
-                sys.executable,
-                "-m",
-                "uvicorn",
-                "vmkproject.asgi:application",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--log-level",
-                "warning",
-            ],
-            cwd=settings.BASE_DIR,
-            env=env,
-        )
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                    return process, f"http://127.0.0.1:{port}/mcp"
-            except httpx.HTTPError:
-                time.sleep(0.3)
-        process.kill()
-        raise CommandError("The benchmark server did not start.")
 
 
 def ratios(series: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,0 +1,133 @@
+"""Soak test: N concurrent MCP clients making mixed tool calls for a while, on 127.0.0.1."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import statistics
+import time
+from typing import Any
+
+import psutil
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connections
+
+from vmkproject.localserver import start_local_server
+
+MIX: list[tuple[str, dict[str, Any]]] = [
+    ("search_similar_listings", {"query": "двокімнатна квартира біля метро", "limit": 10}),
+    ("search_similar_listings", {"query": "будинок з садом", "filters": {"deal_type": "sale"}}),
+    ("search_by_metadata", {"query": "квартира з балконом", "limit": 10}),
+    ("search_by_metadata", {"filters": {"city": "Київ"}, "sort_by": "price_asc"}),
+    ("hybrid_search", {"query": "простора квартира з ремонтом", "limit": 10}),
+    ("get_listing_by_id", {"listing_id": 1}),
+    ("find_similar_to_listing", {"listing_id": 2}),
+    ("listing_stats", {"filters": {"deal_type": "sale"}, "group_by": "city"}),
+    ("get_listing_by_id", {"listing_id": 10**12}),  # not_found: an expected error result
+]
+EXPECTED_ERRORS = {"not_found"}
+
+
+def _pct(values: list[float], p: float) -> float:
+    ordered = sorted(values) or [0.0]
+    return round(ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))], 1)
+
+
+def _server_connections() -> int:
+    with connections["listings"].cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE usename = current_user "
+            "AND pid <> pg_backend_pid()"
+        )
+        row = cursor.fetchone()
+    connections["listings"].close()
+    return int(row[0]) if row else 0
+
+
+class Command(BaseCommand):
+    help = (
+        "Run N concurrent MCP clients with mixed tool calls against a server on 127.0.0.1 "
+        "(started here unless --url) and report calls, errors, p50/p99 at the start and the "
+        "end, server memory and database connections at the start and the end."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--clients", type=int, default=32)
+        parser.add_argument("--seconds", type=float, default=300.0)
+        parser.add_argument("--url", default="", help="a running server's /mcp URL")
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        server = None
+        url = options["url"]
+        if not url:
+            try:
+                server = start_local_server()
+            except RuntimeError:
+                raise CommandError("The soak server did not start.") from None
+            url = server.mcp_url
+        process = psutil.Process(server.process.pid) if server else None
+        try:
+            report = asyncio.run(self._soak(url, options["clients"], options["seconds"], process))
+        finally:
+            if server is not None:
+                server.stop()
+        if options["json"]:
+            self.stdout.write(json.dumps(report, indent=2))
+        else:
+            for key, value in report.items():
+                self.stdout.write(f"{key:28} {value}")
+        if report["unexpected_errors"]:
+            raise CommandError(f"{report['unexpected_errors']} calls failed unexpectedly")
+
+    async def _soak(
+        self, url: str, clients: int, seconds: float, process: psutil.Process | None
+    ) -> dict[str, Any]:
+        from mcp import Client
+
+        records: list[tuple[float, float, str]] = []  # (started, ms, outcome)
+        started = time.monotonic()
+        deadline = started + seconds
+        rss_start = process.memory_info().rss if process else None
+        conns_start = await asyncio.to_thread(_server_connections)
+
+        async def client_loop(index: int) -> None:
+            rng = random.Random(index)  # noqa: S311 - a reproducible mix
+            async with Client(url) as client:
+                while time.monotonic() < deadline:
+                    tool, arguments = rng.choice(MIX)
+                    begun = time.monotonic()
+                    try:
+                        result = await client.call_tool(tool, arguments)
+                        outcome = "ok"
+                        if result.is_error:
+                            text = getattr(result.content[0], "text", "{}")
+                            outcome = json.loads(text).get("code", "error")
+                    except Exception as exc:  # noqa: BLE001 - counted, reported
+                        outcome = f"exception:{type(exc).__name__}"
+                    records.append((begun - started, (time.monotonic() - begun) * 1000, outcome))
+
+        await asyncio.gather(*(client_loop(i) for i in range(clients)))
+        rss_end = process.memory_info().rss if process else None
+        conns_end = await asyncio.to_thread(_server_connections)
+        window = max(seconds * 0.2, 1.0)
+        first = [ms for at, ms, _ in records if at < window]
+        last = [ms for at, ms, _ in records if at >= seconds - window]
+        unexpected = [o for _, _, o in records if o != "ok" and o not in EXPECTED_ERRORS]
+        return {
+            "clients": clients,
+            "seconds": seconds,
+            "calls": len(records),
+            "calls_per_s": round(len(records) / seconds, 1),
+            "unexpected_errors": len(unexpected),
+            "error_kinds": sorted(set(unexpected)),
+            "p50_ms_first_window": round(statistics.median(first), 1) if first else None,
+            "p99_ms_first_window": _pct(first, 99),
+            "p50_ms_last_window": round(statistics.median(last), 1) if last else None,
+            "p99_ms_last_window": _pct(last, 99),
+            "server_rss_mb_start": round(rss_start / 2**20, 1) if rss_start else None,
+            "server_rss_mb_end": round(rss_end / 2**20, 1) if rss_end else None,
+            "db_connections_start": conns_start,
+            "db_connections_end": conns_end,
+        }
