@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.contrib.postgres.search import SearchQuery
+from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import DatabaseError, connections, transaction
-from django.db.models import Count, F, FloatField, Max, Min, Q
+from django.db.models import Count, F, FloatField, Max, Min, Q, Subquery
 from django.db.models.aggregates import Aggregate, Avg
 
 from .errors import (
@@ -511,16 +511,28 @@ def fulltext_queryset(
     return _matching_text(text, base if base is not None else PropertyListing.objects.all())
 
 
-def _text_ranked(text: str, filters: Filters, sort_by: str) -> tuple[Any, str]:
-    """The ranked full-text queryset, or the ILIKE fallback when full text finds nothing."""
-    qs, mode = _matching_text(text, PropertyListing.objects.filtered(filters, _rates()))
+def _text_ranked(text: str, filters: Filters, sort_by: str) -> tuple[Any, Any, str]:
+    """(the page queryset, the queryset to count, mode) for a text query.
+
+    Full text when anything matches, else the ILIKE fallback. Relevance ranks at most the
+    FTS_RANK_CANDIDATES newest matches: ts_rank_cd reads every candidate's tsvector, and a
+    word in most listings would otherwise rank the whole table for one page.
+    """
+    matched, mode = _matching_text(text, PropertyListing.objects.filtered(filters, _rates()))
+    qs = matched
     if mode == "fulltext":
-        qs = qs.with_headline(_fts_query(text), settings.FTS_CONFIG)
+        query = _fts_query(text)
+        if sort_by == "relevance":
+            newest = matched.order_by("-id").values("id")[: settings.FTS_RANK_CANDIDATES]
+            qs = PropertyListing.objects.filter(id__in=Subquery(newest)).annotate(
+                rank=SearchRank(F("search_vector"), query, cover_density=True)
+            )
+        qs = qs.with_headline(query, settings.FTS_CONFIG)
     elif sort_by == "relevance":
         sort_by = "date_desc"
     if sort_by in {"price_asc", "price_desc"}:
         qs = qs.with_price_in("USD", _rates())
-    return qs.sorted_by(sort_by), mode
+    return qs.sorted_by(sort_by), matched, mode
 
 
 def fulltext_search(
@@ -546,13 +558,13 @@ def fulltext_search(
         qs = PropertyListing.objects.filtered(parsed, _rates())
         if order in {"price_asc", "price_desc"}:
             qs = qs.with_price_in("USD", _rates())
-        qs = qs.sorted_by(order)
+        qs = counted = qs.sorted_by(order)
         mode = "filter"
     else:
-        qs, mode = _text_ranked(text, parsed, sort_by)
+        qs, counted, mode = _text_ranked(text, parsed, sort_by)
     with _database():
         rows = list(qs.cards()[offset : offset + limit])
-        total, exact = capped_count(qs) if rows or offset else (0, True)
+        total, exact = capped_count(counted) if rows or offset else (0, True)
     cards = [
         _card(row, rank_score=round(float(row.rank), 6) if getattr(row, "rank", None) else None)
         for row in rows
@@ -601,7 +613,7 @@ def hybrid_search(
     candidates = min(max(50, 2 * (offset + limit)), MAX_CANDIDATES)
     vector = _embed(text)
     neighbours, _, _, _, path = _neighbours(vector, parsed, count=candidates, with_total=False)
-    text_qs, text_mode = _text_ranked(text, parsed, "relevance")
+    text_qs, _, text_mode = _text_ranked(text, parsed, "relevance")
     with _database():
         text_ids = list(text_qs.values_list("id", flat=True)[:candidates])
     fused = rrf_fuse([n.listing.id for n in neighbours], text_ids)

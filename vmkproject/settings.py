@@ -100,6 +100,9 @@ MAX_LIMIT: int = env.int("MAX_LIMIT", default=50)
 MAX_QUERY_LENGTH: int = env.int("MAX_QUERY_LENGTH", default=1000)
 # Totals are counted up to this many rows; beyond it a result says total_exact=false.
 TOTAL_COUNT_CAP: int = env.int("TOTAL_COUNT_CAP", default=10000)
+# Full-text relevance ranks at most this many of the newest matches (a word found in most
+# listings would otherwise rank the whole table for one page).
+FTS_RANK_CANDIDATES: int = env.int("FTS_RANK_CANDIDATES", default=2000)
 # Units of each currency per 1 USD; prices in filters and stats are converted through these.
 EXCHANGE_RATES: dict[str, float] = {
     key.upper(): float(value)

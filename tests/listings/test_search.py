@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from django.contrib.postgres.search import SearchQuery
 
 from listings import search
 from listings.errors import InvalidArgument, NotFound
@@ -438,3 +439,16 @@ def test_third_party_text_is_marked_untrusted_and_left_intact():
     ):
         assert page.untrusted_content.fields == list(UNTRUSTED_FIELDS)
         assert set(page.untrusted_content.fields) >= {"title", "snippet"}
+
+
+def test_relevance_ranks_only_the_newest_candidates_but_counts_every_match(settings):
+    settings.FTS_RANK_CANDIDATES = 50
+    page = search.fulltext_search(query="квартира", limit=20)
+    matching = PropertyListing.objects.filter(
+        listing_status="active", search_vector=SearchQuery("квартира", config="ukrainian")
+    )
+    newest = set(matching.order_by("-id").values_list("id", flat=True)[:50])
+    assert set(_ids(page)) <= newest
+    assert page.total == matching.count() > 50
+    ranks = [card.rank_score for card in page.listings]
+    assert ranks == sorted(ranks, reverse=True)
