@@ -9,6 +9,7 @@ pays for it.
 from __future__ import annotations
 
 import logging
+import os
 from typing import Any
 
 from django.conf import settings
@@ -18,13 +19,19 @@ from vmkproject import db
 
 logger = logging.getLogger("vmk.db")
 
+APPLICATION_NAME = "vmk-data-mcp"
+
 
 class DatabaseWrapper(base.DatabaseWrapper):
     def get_connection_params(self) -> dict[str, Any]:
         embedded = self.settings_dict.get("EMBEDDED")
         if embedded:
             self.settings_dict["HOST"] = start_embedded(embedded, self.settings_dict["NAME"])
-        return super().get_connection_params()
+        params = super().get_connection_params()
+        # Which process holds a connection shows in pg_stat_activity (and the soak test counts
+        # its server's connections by it).
+        params.setdefault("application_name", f"{APPLICATION_NAME}:{os.getpid()}")
+        return params
 
     def _configure_connection(self, connection: Any) -> bool:
         commit = bool(super()._configure_connection(connection))  # type: ignore[misc]

@@ -14,6 +14,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections
 
 from vmkproject.localserver import start_local_server
+from vmkproject.pgbackend.base import APPLICATION_NAME
 
 MIX: list[tuple[str, dict[str, Any]]] = [
     ("search_similar_listings", {"query": "двокімнатна квартира біля метро", "limit": 10}),
@@ -34,11 +35,14 @@ def _pct(values: list[float], p: float) -> float:
     return round(ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))], 1)
 
 
-def _server_connections() -> int:
+def _server_connections(server_pid: int | None) -> int:
+    """Database connections held by the server process (all servers' with --url)."""
+    name = f"{APPLICATION_NAME}:{server_pid}" if server_pid else f"{APPLICATION_NAME}:%"
     with connections["listings"].cursor() as cursor:
         cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE usename = current_user "
-            "AND pid <> pg_backend_pid()"
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s "
+            "AND pid <> pg_backend_pid()",
+            [name],
         )
         row = cursor.fetchone()
     connections["listings"].close()
@@ -90,7 +94,8 @@ class Command(BaseCommand):
         started = time.monotonic()
         deadline = started + seconds
         rss_start = process.memory_info().rss if process else None
-        conns_start = await asyncio.to_thread(_server_connections)
+        server_pid = process.pid if process else None
+        conns_start = await asyncio.to_thread(_server_connections, server_pid)
 
         async def client_loop(index: int) -> None:
             rng = random.Random(index)  # noqa: S311 - a reproducible mix
@@ -110,7 +115,7 @@ class Command(BaseCommand):
 
         await asyncio.gather(*(client_loop(i) for i in range(clients)))
         rss_end = process.memory_info().rss if process else None
-        conns_end = await asyncio.to_thread(_server_connections)
+        conns_end = await asyncio.to_thread(_server_connections, server_pid)
         window = max(seconds * 0.2, 1.0)
         first = [ms for at, ms, _ in records if at < window]
         last = [ms for at, ms, _ in records if at >= seconds - window]
