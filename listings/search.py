@@ -75,6 +75,10 @@ QUERY_TIMED_OUT = (
     "(city, deal_type, price) or lower 'offset'."
 )
 DATABASE_DOWN = "The listings database is not reachable right now; try again shortly."
+POOL_BUSY = (
+    "All connections to the listings database are busy; the call waited and gave up. "
+    "Try again shortly."
+)
 MIXED_DEALS_WARNING = (
     "Sale and rent prices are mixed in these figures; filter or group by deal_type."
 )
@@ -121,7 +125,10 @@ def _database() -> Iterator[None]:
         name = type(cause).__name__ if cause is not None else type(exc).__name__
         if name == "QueryCanceled":
             raise QueryTimeout(QUERY_TIMED_OUT.format(seconds=settings.QUERY_TIMEOUT_SEC)) from None
-        if name in {"OperationalError", "InterfaceError", "PoolTimeout", "PoolClosed"} or (
+        if name == "PoolTimeout":
+            logger.warning("listings pool exhausted")
+            raise DatabaseUnavailable(POOL_BUSY) from None
+        if name in {"OperationalError", "InterfaceError", "PoolClosed"} or (
             type(exc).__name__ in {"OperationalError", "InterfaceError"}
         ):
             logger.warning("listings database unavailable: %s", name)
