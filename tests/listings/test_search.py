@@ -452,3 +452,18 @@ def test_relevance_ranks_only_the_newest_candidates_but_counts_every_match(setti
     assert page.total == matching.count() > 50
     ranks = [card.rank_score for card in page.listings]
     assert ranks == sorted(ranks, reverse=True)
+
+
+def test_a_page_of_fifty_cards_stays_within_its_text_budget():
+    # Budget: 50 cards in at most 64 KB of UTF-8 JSON (Cyrillic is 2 bytes a letter); snippets are cut at
+    # ~300 characters and say so, the full text is in get_listing_by_id.
+    for page in (
+        search.fulltext_search(query="квартира", limit=50),
+        search.semantic_search(query=QUERY, limit=50),
+        search.hybrid_search(query=QUERY, limit=50),
+    ):
+        assert len(page.listings) == 50
+        assert len(page.model_dump_json().encode()) <= 64 * 1024
+        assert all(len(card.snippet or "") <= 301 for card in page.listings)
+        truncated = [card for card in page.listings if card.snippet_truncated]
+        assert truncated and all(card.snippet.endswith("…") for card in truncated)
