@@ -53,3 +53,6 @@ async def test_calls_fail_cleanly_during_an_outage_and_succeed_after_it(listings
             assert after.structured_content["total"] == before.structured_content["total"]
     finally:
         stop_server(server)
+        # The restarted postmaster is not the one pgserver started: stop it here.
+        if (pg_data / "postmaster.pid").exists():
+            pg_ctl(pg_data, "-m", "fast", "stop")

@@ -48,9 +48,9 @@ def test_sigterm_lets_calls_finish_and_stops_the_embedded_database(tmp_path):
                     },
                     timeout=30,
                 )
-            except httpx.ConnectError:
-                return  # refused before it started: nothing was cut
-            except httpx.HTTPError as exc:
+            except (httpx.ConnectError, httpx.ReadError, httpx.RemoteProtocolError) as exc:
+                # Refused or closed at shutdown; whether the server had started the call is
+                # checked below against its log.
                 cut.append(type(exc).__name__)
                 return
             statuses.append(response.status_code)
@@ -66,9 +66,10 @@ def test_sigterm_lets_calls_finish_and_stops_the_embedded_database(tmp_path):
     server.process.wait(30)
     stopped_in = time.monotonic() - started
     assert stopped_in < 15  # SHUTDOWN_GRACE_SEC is 10
-    # every call either finished normally or was refused before it started: none was cut
-    assert not cut, cut
-    assert len(statuses) >= 6 and all(code in (200, 503) for code in statuses), statuses
+    # Every call the server started (one log line each) was answered: none was cut.
+    started_calls = server.log_text().count("tool=hybrid_search")
+    assert len(statuses) >= 6 and all(code == 200 for code in statuses), statuses
+    assert started_calls == len(statuses), (started_calls, len(statuses), cut)
     deadline = time.monotonic() + 10
     while postgres_processes(data_dir / "pg") and time.monotonic() < deadline:
         time.sleep(0.2)
