@@ -128,16 +128,7 @@ def raw_semantic(conn: psycopg.Connection, vector: Any, filters: dict[str, Any])
     if not isinstance(vector, np.ndarray):
         vector = np.asarray(getattr(vector, "to_numpy", lambda: vector)(), dtype=np.float32)
     with conn.transaction():
-        conn.execute(
-            "SELECT set_config('hnsw.ef_search', %s, true), "
-            "set_config('hnsw.iterative_scan', %s, true), "
-            "set_config('hnsw.max_scan_tuples', %s, true)",
-            [
-                str(settings.HNSW_EF_SEARCH),
-                settings.HNSW_ITERATIVE_SCAN,
-                str(settings.HNSW_MAX_SCAN_TUPLES),
-            ],
-        )
+        conn.execute(search.VECTOR_SEARCH_OPTIONS_SQL, search.vector_search_options())
         rows = conn.execute(
             f"SELECT {CARD_COLUMNS}, l.embedding <=> %s AS d FROM property_listings l "  # noqa: S608
             f"LEFT JOIN property_types t ON t.id = l.property_type_id "

@@ -281,19 +281,27 @@ def _card(listing: PropertyListing, **scores: Any) -> ListingCard:
 # --- semantic ------------------------------------------------------------------------------
 
 
+# Transaction-local pgvector settings for one vector search (see vector_search_options).
+VECTOR_SEARCH_OPTIONS_SQL = (
+    "SELECT set_config('hnsw.ef_search', %s, true), "
+    "set_config('hnsw.iterative_scan', %s, true), "
+    "set_config('hnsw.max_scan_tuples', %s, true)"
+)
+
+
+def vector_search_options() -> list[str]:
+    """Parameters of VECTOR_SEARCH_OPTIONS_SQL from settings."""
+    return [
+        str(settings.HNSW_EF_SEARCH),
+        settings.HNSW_ITERATIVE_SCAN,
+        str(settings.HNSW_MAX_SCAN_TUPLES),
+    ]
+
+
 def _set_vector_search_options() -> None:
     """Iterative index scans so that filtered queries still fill the page (pgvector ≥ 0.8)."""
     with connections[LISTINGS].cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config('hnsw.ef_search', %s, true), "
-            "set_config('hnsw.iterative_scan', %s, true), "
-            "set_config('hnsw.max_scan_tuples', %s, true)",
-            [
-                str(settings.HNSW_EF_SEARCH),
-                settings.HNSW_ITERATIVE_SCAN,
-                str(settings.HNSW_MAX_SCAN_TUPLES),
-            ],
-        )
+        cursor.execute(VECTOR_SEARCH_OPTIONS_SQL, vector_search_options())
 
 
 @dataclass

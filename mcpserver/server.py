@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from django.conf import settings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
 from listings import describe, search
@@ -262,6 +262,3 @@ async def schema_resource() -> str:
 async def stats_resource() -> str:
     """Totals, price range and top cities of the whole database."""
     return _json(await run_search("stats_resource", describe.database_overview))
-
-
-__all__ = ["CallToolResult", "TextContent", "mcp"]
