@@ -1,4 +1,5 @@
-"""Start the app under uvicorn on a free 127.0.0.1 port, for the benchmark and the soak test."""
+"""Start the app under uvicorn on a free 127.0.0.1 port: for the benchmark, the soak test and
+the test suite's HTTP tests."""
 
 from __future__ import annotations
 
@@ -8,17 +9,29 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
+from pathlib import Path
 
 import httpx
 from django.conf import settings
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 class LocalServer:
-    def __init__(self, process: subprocess.Popen, port: int) -> None:
+    def __init__(self, process: subprocess.Popen, port: int, log: Path | None) -> None:
         self.process = process
         self.port = port
+        self.log = log
         self.url = f"http://127.0.0.1:{port}"
         self.mcp_url = f"{self.url}/mcp"
+
+    def log_text(self) -> str:
+        return self.log.read_text(encoding="utf-8", errors="replace") if self.log else ""
 
     def stop(self) -> None:
         self.process.send_signal(signal.SIGTERM)
@@ -29,10 +42,17 @@ class LocalServer:
             self.process.wait(10)
 
 
-def start_local_server(timeout: float = 120.0, **env: str) -> LocalServer:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
+def start_local_server(
+    env: Mapping[str, str] | None = None, *, log_dir: Path | None = None, timeout: float = 120.0
+) -> LocalServer:
+    """Start the server with `env` added to this process's environment; wait for /health.
+
+    With `log_dir`, its output goes to `server-<port>.log` there (and into the error when it
+    does not start); otherwise it is inherited.
+    """
+    port = free_port()
+    log = log_dir / f"server-{port}.log" if log_dir else None
+    output = log.open("w") if log else None
     process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
         [
             sys.executable,
@@ -45,18 +65,21 @@ def start_local_server(timeout: float = 120.0, **env: str) -> LocalServer:
             str(port),
             "--log-level",
             "warning",
+            "--timeout-graceful-shutdown",
+            str(int(settings.SHUTDOWN_GRACE_SEC)),
         ],
         cwd=settings.BASE_DIR,
-        env={**os.environ, "LOG_LEVEL": "WARNING", **env},
+        env={**os.environ, "LOG_LEVEL": "WARNING", "PYTHONUNBUFFERED": "1", **(env or {})},
+        stdout=output,
+        stderr=subprocess.STDOUT if output else None,
     )
+    server = LocalServer(process, port, log)
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            break
+    while time.monotonic() < deadline and process.poll() is None:
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                return LocalServer(process, port)
+            if httpx.get(f"{server.url}/health", timeout=2).status_code == 200:
+                return server
         except httpx.HTTPError:
             time.sleep(0.3)
     process.kill()
-    raise RuntimeError("the local server did not start")
+    raise RuntimeError(f"the local server did not start\n{server.log_text()[-3000:]}")

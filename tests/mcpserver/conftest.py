@@ -1,16 +1,13 @@
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
+
+from vmkproject.localserver import LocalServer as RunningServer
+from vmkproject.localserver import free_port as free_port
+from vmkproject.localserver import start_local_server
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -20,72 +17,15 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class RunningServer:
-    def __init__(self, process: subprocess.Popen, port: int, log: Path) -> None:
-        self.process = process
-        self.port = port
-        self.log = log
-        self.url = f"http://127.0.0.1:{port}"
-        self.mcp_url = f"{self.url}/mcp"
-
-    def log_text(self) -> str:
-        return self.log.read_text(encoding="utf-8", errors="replace")
-
-
 def start_server(tmp_dir: Path, **env: str) -> RunningServer:
-    port = free_port()
-    log = tmp_dir / f"server-{port}.log"
-    environment = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "tests.settings",
-        "LOG_LEVEL": "INFO",
-        "PYTHONUNBUFFERED": "1",
-        **env,
-    }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "vmkproject.asgi:application",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--timeout-graceful-shutdown",
-            "10",
-        ],
-        cwd=ROOT,
-        env=environment,
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
+    """The real app under uvicorn on the test settings, its log in `tmp_dir`."""
+    return start_local_server(
+        {"DJANGO_SETTINGS_MODULE": "tests.settings", "LOG_LEVEL": "INFO", **env}, log_dir=tmp_dir
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"server exited: {log.read_text()[-3000:]}")
-        try:
-            if httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code == 200:
-                return RunningServer(process, port, log)
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    process.kill()
-    raise RuntimeError(f"server did not start: {log.read_text()[-3000:]}")
 
 
 def stop_server(server: RunningServer) -> None:
-    server.process.send_signal(signal.SIGTERM)
-    try:
-        server.process.wait(30)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
-        server.process.wait(10)
+    server.stop()
 
 
 @pytest.fixture(scope="session")
