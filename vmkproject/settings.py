@@ -46,6 +46,9 @@ if not _listings_url and env.str("DB_HOST", default=""):
 EMBEDDED_DB: bool = not _listings_url
 EMBEDDED_DB_DIR = Path(env.str("EMBEDDED_DB_DIR", default=str(DATA_DIR / "pg"))).resolve()
 EMBEDDED_DB_NAME: str = env.str("EMBEDDED_DB_NAME", default="vmk_data")
+# PostgreSQL's buffer cache of the embedded server: the HNSW index should fit in it
+# (about 0.4 GB at 100 000 listings, 4 GB at a million). Memory is taken as it is used.
+EMBEDDED_DB_SHARED_BUFFERS: str = env.str("EMBEDDED_DB_SHARED_BUFFERS", default="1GB")
 DEMO_LISTINGS_COUNT: int = env.int("DEMO_LISTINGS_COUNT", default=5000)
 DEMO_SEED: int = env.int("DEMO_SEED", default=42)
 
@@ -72,6 +75,7 @@ if EMBEDDED_DB:
             "DATA_DIR": str(EMBEDDED_DB_DIR),
             "DEMO_COUNT": DEMO_LISTINGS_COUNT,
             "DEMO_SEED": DEMO_SEED,
+            "OPTIONS": {"shared_buffers": EMBEDDED_DB_SHARED_BUFFERS},
         },
     }
 else:
@@ -98,8 +102,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 FTS_CONFIG: str = env.str("FTS_CONFIG", default="ukrainian")
 MAX_LIMIT: int = env.int("MAX_LIMIT", default=50)
 MAX_QUERY_LENGTH: int = env.int("MAX_QUERY_LENGTH", default=1000)
-# Totals are counted up to this many rows; beyond it a result says total_exact=false.
-TOTAL_COUNT_CAP: int = env.int("TOTAL_COUNT_CAP", default=10000)
+# Totals are counted when the planner expects at most this many matching rows (and counting
+# stops there); above it the total is the planner's estimate and total_exact is false.
+TOTAL_COUNT_CAP: int = env.int("TOTAL_COUNT_CAP", default=1000)
 # Full-text relevance ranks at most this many of the newest matches (a word found in most
 # listings would otherwise rank the whole table for one page).
 FTS_RANK_CANDIDATES: int = env.int("FTS_RANK_CANDIDATES", default=2000)

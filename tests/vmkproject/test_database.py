@@ -194,6 +194,12 @@ def test_embedded_server_is_reused_across_starts(listings_db):
     assert (data_dir / "PG_VERSION").exists()
 
 
+def test_the_embedded_server_runs_with_the_configured_shared_buffers(listings_cursor, settings):
+    # Set at initdb time on a fresh machine (the server restarts once), kept in the data dir.
+    listings_cursor.execute("SHOW shared_buffers")
+    assert listings_cursor.fetchone()[0] == settings.EMBEDDED_DB_SHARED_BUFFERS
+
+
 def test_the_listings_alias_is_not_writable_even_for_meta(listings_cursor):
     with pytest.raises(DatabaseError):
         listings_cursor.execute("INSERT INTO vmk_meta VALUES ('x', 'y')")

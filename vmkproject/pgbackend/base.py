@@ -67,7 +67,7 @@ def start_embedded(embedded: dict[str, Any], dbname: str) -> str:
 
         load_synthetic_listings(conn, count=count, seed=seed)
 
-    server = db.start_server(Path(embedded["DATA_DIR"]))
+    server = db.start_server(Path(embedded["DATA_DIR"]), embedded.get("OPTIONS"))
     db.ensure_database(
         server,
         dbname=dbname,

@@ -93,5 +93,5 @@ def page_table(page: Any) -> str:
         ],
     )
     shown = f"{page.offset + 1}–{page.offset + len(page.listings)}" if page.listings else "0"
-    exact = "" if page.total_exact else "≥"
+    exact = "" if page.total_exact else "≈"
     return f"mode: {page.mode}   showing {shown} of {exact}{page.total}\n{body}"
