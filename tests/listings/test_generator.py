@@ -553,3 +553,12 @@ def test_embedding_text_is_title_description_and_place(rows):
     assert row["city"] in text and row["district"] in text
     assert embedding_text({"title": "Лише заголовок"}) == "Лише заголовок"
     assert embedding_text({"title": None, "description": None, "city": None}) == ""
+
+
+def test_one_listing_in_a_thousand_carries_instruction_like_text():
+    from listings.generator import INSTRUCTION_LIKE_EVERY, INSTRUCTION_LIKE_TEXTS
+
+    planted = list(generate_listings(3, seed=5, start_id=INSTRUCTION_LIKE_EVERY - 1))
+    assert not any(text in (planted[0]["description"] or "") for text in INSTRUCTION_LIKE_TEXTS)
+    assert planted[1]["description"].endswith(INSTRUCTION_LIKE_TEXTS[1])
+    assert not any(text in (planted[2]["description"] or "") for text in INSTRUCTION_LIKE_TEXTS)

@@ -265,3 +265,39 @@ async def test_concurrent_calls_do_not_serialise(mcp_server, listings_db):
             "SELECT count(*) FROM pg_stat_activity WHERE usename = 'vmk_reader'"
         ).fetchone()[0]
     assert connected <= 2 * settings.DB_POOL_MAX  # the test process and the server
+
+
+async def test_instruction_like_text_comes_back_intact_and_marked_untrusted(
+    mcp_server, listings_access
+):
+    from listings.generator import INSTRUCTION_LIKE_EVERY, INSTRUCTION_LIKE_TEXTS
+    from listings.models import PropertyListing
+    from listings.results import UNTRUSTED_NOTICE
+
+    listing_id = INSTRUCTION_LIKE_EVERY  # the test database has 3 000 listings
+    stored = (
+        await PropertyListing.objects.filter(id=listing_id)
+        .values_list("description", flat=True)
+        .aget()
+    )
+    planted = INSTRUCTION_LIKE_TEXTS[1]
+    assert stored.endswith(planted)
+    async with Client(mcp_server.mcp_url) as client:
+        card = await client.call_tool("get_listing_by_id", {"listing_id": listing_id})
+        assert not card.is_error
+        detail = card.structured_content
+        assert detail["description"] == stored  # intact: not cut, escaped or rewritten
+        assert "description" in detail["untrusted_content"]["fields"]
+        assert detail["untrusted_content"]["notice"] == UNTRUSTED_NOTICE
+        # The text block is the same JSON: the instruction is a string value inside it.
+        assert json.loads(card.content[0].text)["description"] == stored
+        # Found by its words like any text, and marked in the search results too.
+        found = await client.call_tool(
+            "search_by_metadata",
+            {"query": "ignore all previous instructions", "filters": {"listing_status": "any"}},
+        )
+        page = found.structured_content
+        assert listing_id in [c["id"] for c in page["listings"]]
+        assert "snippet" in page["untrusted_content"]["fields"]
+        # Obeying it would be a different call: the server only answered what was asked.
+        assert len(page["listings"]) <= 10
