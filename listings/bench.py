@@ -135,11 +135,11 @@ def raw_semantic(conn: psycopg.Connection, vector: Any, filters: dict[str, Any])
             f"WHERE {where} AND l.embedding IS NOT NULL ORDER BY l.embedding <=> %s LIMIT 10",
             [vector, *params, vector],
         ).fetchall()
-        # The same capped count as listings.search (TOTAL_COUNT_CAP).
+        # The total as listings.search takes it past TOTAL_COUNT_CAP: the planner's estimate.
         conn.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM property_listings l WHERE {where} "  # noqa: S608
-            "AND l.embedding IS NOT NULL LIMIT %s) capped",
-            [*params, settings.TOTAL_COUNT_CAP + 1],
+            f"EXPLAIN (FORMAT JSON) SELECT 1 FROM property_listings l WHERE {where} "  # noqa: S608
+            "AND l.embedding IS NOT NULL",
+            params,
         ).fetchone()
     return len(rows)
 
@@ -156,9 +156,9 @@ def raw_fulltext(conn: psycopg.Connection, text: str, filters: dict[str, Any]) -
         [config, text, config, config, text, *params, config, text],
     ).fetchall()
     conn.execute(
-        f"SELECT count(*) FROM (SELECT 1 FROM property_listings l WHERE {where} "  # noqa: S608
-        f"AND l.search_vector @@ {query} LIMIT %s) capped",
-        [*params, config, text, settings.TOTAL_COUNT_CAP + 1],
+        f"EXPLAIN (FORMAT JSON) SELECT 1 FROM property_listings l WHERE {where} "  # noqa: S608
+        f"AND l.search_vector @@ {query}",
+        [*params, config, text],
     ).fetchone()
     return len(rows)
 

@@ -148,13 +148,16 @@ def test_search_with_an_inflected_word_finds_listings(staff):
     assert response.status_code == 200
     ids = listed_ids(response)
     assert ids
-    titles = PropertyListing.objects.filter(id__in=ids).values_list("title", "description")
-    assert all("квартир" in f"{title} {description}".lower() for title, description in titles)
-    assert any("квартира" in (title or "").lower() for title, _ in titles)
+    texts = PropertyListing.objects.filter(id__in=ids).values_list(
+        "title", "description", "generated_description", "address_raw"
+    )
+    assert all("квартир" in " ".join(map(str, row)).lower() for row in texts)
+    assert any("квартира" in (row[0] or "").lower() for row in texts)
     # the same morphology as search.fulltext_search
     page = search.fulltext_search(query="квартири", filters={"listing_status": "any"}, limit=5)
     assert page.mode == "fulltext"
-    assert set(_ids(page)) & set(ids)
+    matched, _ = search.fulltext_queryset(query="квартири")
+    assert set(ids) <= set(matched.values_list("id", flat=True))
 
 
 def test_search_is_ranked_by_relevance_and_paginates(staff, listing_admin, monkeypatch):
@@ -165,6 +168,14 @@ def test_search_is_ranked_by_relevance_and_paginates(staff, listing_admin, monke
     assert listed_ids(second) and not set(listed_ids(first)) & set(listed_ids(second))
     best = search.fulltext_search(query="балкон", filters={"listing_status": "any"}, limit=10)
     assert listed_ids(first) == _ids(best)
+
+
+def test_a_word_in_most_listings_is_shown_newest_first_and_says_so(staff, settings):
+    settings.FTS_RANK_CANDIDATES = 50
+    response = staff.get(CHANGELIST, {"q": "квартира"})
+    ids = listed_ids(response)
+    assert ids and ids == sorted(ids, reverse=True)
+    assert listings_admin.MANY_MATCHES_NOTE in text(response)
 
 
 def test_search_falls_back_to_substrings_and_says_so(staff):
