@@ -39,7 +39,11 @@ QUERIES = [
     "тристкімнатна квартира для сім'ї з дітьми біля школи",
 ]
 COMMON_TERM = "квартира"
-RARE_TERMS = ["свердловина", "тераса", "камін", "панорамні вікна"]
+RARE_TERMS = ["свердловина", "генератор", "консьєрж", "панорамні вікна"]
+# Words in no listing: full text finds nothing and the ILIKE fallback scans the table. Run
+# in one round of ABSENT_EVERY, as it costs a sequential scan.
+ABSENT_TERMS = ["тераса", "камін", "джакузі", "сауна"]
+ABSENT_EVERY = 5
 FILTER_MIX: list[dict[str, Any]] = [
     {},
     {"city": "Київ"},
@@ -196,6 +200,22 @@ def raw_stats(conn: psycopg.Connection, filters: dict[str, Any]) -> int:
     return len(rows)
 
 
+def raw_fulltext_absent(conn: psycopg.Connection, text: str, filters: dict[str, Any]) -> int:
+    """Full text that finds nothing, then the ILIKE fallback (one word here)."""
+    if raw_fulltext(conn, text, filters):
+        return 0
+    where, params = _where(filters)
+    pattern = f"%{text}%"
+    rows = conn.execute(
+        f"SELECT {CARD_COLUMNS} FROM property_listings l "  # noqa: S608
+        f"LEFT JOIN property_types t ON t.id = l.property_type_id WHERE {where} AND "
+        "(l.title ILIKE %s OR l.description ILIKE %s OR l.address_raw ILIKE %s) "
+        "ORDER BY l.publish_date DESC NULLS LAST, l.id DESC LIMIT 10",
+        [*params, pattern, pattern, pattern],
+    ).fetchall()
+    return len(rows)
+
+
 # --- the work list -------------------------------------------------------------------------
 
 
@@ -213,12 +233,23 @@ def build_cases(
 ) -> list[Case]:
     rng = random.Random(seed)  # noqa: S311 - a reproducible mix, not security
     cases: list[Case] = []
-    for _ in range(calls):
+    for round_no in range(calls):
         query = rng.choice(QUERIES)
         filters = rng.choice(FILTER_MIX)
         vector = vectors[query]
         rare = rng.choice(RARE_TERMS)
+        absent = rng.choice(ABSENT_TERMS)
         listing_id = rng.choice(listing_ids)
+        if round_no % ABSENT_EVERY == 0:
+            cases.append(
+                Case(
+                    "fulltext_absent",
+                    partial(raw_fulltext_absent, text=absent, filters=filters),
+                    partial(search.fulltext_search, query=absent, filters=filters),
+                    "search_by_metadata",
+                    {"query": absent, "filters": filters},
+                )
+            )
         semantic = partial(search.semantic_search, query=query, filters=filters)
         cases += [
             Case(

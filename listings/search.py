@@ -558,7 +558,11 @@ def _words(text: str) -> list[str]:
 
 def _matching_text(text: str, base: PropertyListingQuerySet) -> tuple[Any, str]:
     matched = base.matching(_fts_query(text))
-    with _database():
+    with _database(), transaction.atomic(using=LISTINGS):
+        # Through the GIN index: for `LIMIT 1` the planner may otherwise scan the table or a
+        # filter's index row by row, all of it when the words match nothing.
+        with connections[LISTINGS].cursor() as cursor:
+            cursor.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off")
         if matched.exists():
             return matched, "fulltext"
     return base.containing_words(_words(text)), "ilike_fallback"
