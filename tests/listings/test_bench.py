@@ -31,13 +31,17 @@ def test_bench_search_prints_the_table_and_writes_the_same_json(tmp_path):
         "semantic",
         "fulltext_common",
         "fulltext_rare",
+        "fulltext_absent",
         "hybrid",
         "similar",
         "stats",
         "get",
     }
     assert {s["way"] for s in report["series"]} == {"raw_sql", "search_function"}
-    assert all(s["errors"] == 0 and s["calls"] == 2 for s in report["series"])
+    calls = {s["mode"]: s["calls"] for s in report["series"]}
+    assert calls.pop("fulltext_absent") == 1  # one round in ABSENT_EVERY
+    assert set(calls.values()) == {2}
+    assert all(s["errors"] == 0 for s in report["series"])
     assert all(r["function_over_raw_p50"] > 0 for r in report["ratios"])
     buckets = [r["target_share"] for r in report["recall"]]
     assert buckets == [0.5, 0.1, 0.01, 0.001]
