@@ -556,7 +556,24 @@ def _words(text: str) -> list[str]:
     return [word for word in text.split() if len(word) >= 2][:10] or [text]
 
 
-def _matching_text(text: str, base: PropertyListingQuerySet) -> tuple[Any, str]:
+def _any_word_query(text: str) -> SearchQuery:
+    """Listings with any of the words (websearch syntax, its operators taken out)."""
+    words = [word.strip('"-') for word in text.split()]
+    return SearchQuery(
+        " or ".join(word for word in words if word and word.lower() != "or"),
+        config=settings.FTS_CONFIG,
+        search_type="websearch",
+    )
+
+
+def _matching_text(
+    text: str, base: PropertyListingQuerySet, *, any_word_fallback: bool = False
+) -> tuple[Any, str]:
+    """Listings matching every word (full text), else a fallback, and which one ran.
+
+    The fallback is the ILIKE substring match; with `any_word_fallback` (hybrid search) it is
+    full text with any of the words instead, which the GIN index serves.
+    """
     matched = base.matching(_fts_query(text))
     with _database(), transaction.atomic(using=LISTINGS):
         # Through the GIN index: for `LIMIT 1` the planner may otherwise scan the table or a
@@ -565,6 +582,8 @@ def _matching_text(text: str, base: PropertyListingQuerySet) -> tuple[Any, str]:
             cursor.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off")
         if matched.exists():
             return matched, "fulltext"
+    if any_word_fallback:
+        return base.matching(_any_word_query(text)), "fulltext_any_word"
     return base.containing_words(_words(text)), "ilike_fallback"
 
 
@@ -583,17 +602,23 @@ def fulltext_queryset(
     return _matching_text(text, base if base is not None else PropertyListing.objects.all())
 
 
-def _text_ranked(text: str, filters: Filters, sort_by: str) -> tuple[Any, Any, str]:
+def _text_ranked(
+    text: str, filters: Filters, sort_by: str, *, any_word_fallback: bool = False
+) -> tuple[Any, Any, str]:
     """(the page queryset, the queryset to count, mode) for a text query.
 
     Full text when anything matches, else the ILIKE fallback. Relevance ranks at most the
     FTS_RANK_CANDIDATES newest matches: ts_rank_cd reads every candidate's tsvector, and a
     word in most listings would otherwise rank the whole table for one page.
     """
-    matched, mode = _matching_text(text, PropertyListing.objects.filtered(filters, _rates()))
+    matched, mode = _matching_text(
+        text,
+        PropertyListing.objects.filtered(filters, _rates()),
+        any_word_fallback=any_word_fallback,
+    )
     qs = matched
-    if mode == "fulltext":
-        query = _fts_query(text)
+    if mode in {"fulltext", "fulltext_any_word"}:
+        query = _fts_query(text) if mode == "fulltext" else _any_word_query(text)
         if sort_by == "relevance":
             newest = matched.order_by("-id").values("id")[: settings.FTS_RANK_CANDIDATES]
             qs = PropertyListing.objects.filter(id__in=Subquery(newest)).annotate(
@@ -689,7 +714,9 @@ def hybrid_search(
     candidates = min(max(50, 2 * (offset + limit)), MAX_CANDIDATES)
     vector = _embed(text)
     neighbours, _, _, _, path = _neighbours(vector, parsed, count=candidates, with_total=False)
-    text_qs, _, text_mode = _text_ranked(text, parsed, "relevance")
+    # A sentence rarely has every word in one listing; scanning for substrings instead would
+    # read the whole table for a weak signal, so the text side falls back to any word.
+    text_qs, _, text_mode = _text_ranked(text, parsed, "relevance", any_word_fallback=True)
     with _database():
         text_ids = list(text_qs.values_list("id", flat=True)[:candidates])
     fused = rrf_fuse([n.listing.id for n in neighbours], text_ids)
@@ -698,9 +725,11 @@ def hybrid_search(
     missing = [listing_id for listing_id, _, _ in page if listing_id not in by_id]
     if missing:
         with _database():
-            query_for_headline = _fts_query(text)
+            query_for_headline = (
+                _fts_query(text) if text_mode == "fulltext" else _any_word_query(text)
+            )
             extra = PropertyListing.objects.filter(id__in=missing).cards()
-            if text_mode == "fulltext":
+            if text_mode in {"fulltext", "fulltext_any_word"}:
                 extra = extra.with_headline(query_for_headline, settings.FTS_CONFIG)
             by_id.update({row.id: row for row in extra})
     distances = {n.listing.id: n.distance for n in neighbours}

@@ -169,6 +169,8 @@ async def hybrid_search(
     """Semantic + full-text search fused by Reciprocal Rank Fusion (k = 60).
 
     The best default when unsure. Each result shows fused_score and its rank in each list.
+    The full-text list needs every word in a listing; when no listing has them all it uses
+    listings with any of them (filters.fulltext_mode says 'fulltext_any_word').
     """
     return await run_search(
         "hybrid_search",

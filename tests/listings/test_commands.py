@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -282,3 +283,26 @@ def test_the_embedded_database_is_created_once_reused_and_stopped(tmp_path):
     assert "creating embedded database" not in second.stderr
     assert second_seconds < first_seconds
     assert not postgres_running_in(pg_data)
+
+
+def test_bench_admin_loads_every_admin_page_logged_in_and_removes_its_user(tmp_path):
+    database = tmp_path / "default.sqlite3"
+    out = tmp_path / "admin.json"
+    env = {"DATABASE_URL": f"sqlite:///{database}", "LOG_LEVEL": "WARNING"}
+    result = manage("bench_admin", "--loads", "2", "--out", str(out), **env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    report = json.loads(out.read_text())
+    assert report["printed"] in result.stdout
+    pages = report["pages"]
+    assert len(pages) == 11
+    assert all(page["status"] == 200 and page["loads"] == 2 for page in pages), pages
+    assert all(page["median_ms"] > 0 for page in pages)
+    users = sqlite3.connect(database).execute("SELECT count(*) FROM auth_user").fetchone()[0]
+    assert users == 0  # the temporary superuser is gone
+
+
+def test_a_command_exits_quietly_closing_its_pool_before_the_server_stops():
+    result = manage("search_listings", "квартира з балконом", "--mode", "text", "--limit", "1")
+    assert result.returncode == 0, result.stderr
+    assert "psycopg.pool" not in result.stderr
+    assert "WARNING" not in result.stderr

@@ -266,6 +266,19 @@ def test_hybrid_search_shows_fused_score_and_both_ranks():
         assert card.fused_score == pytest.approx(expected, abs=1e-6)
 
 
+def test_hybrid_text_side_falls_back_to_any_word_through_the_index():
+    from django.db import connections
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connections["listings"]) as queries:
+        page = search.hybrid_search(query="балкон ксилофонія", limit=10)
+    assert page.filters["fulltext_mode"] == "fulltext_any_word"
+    assert any(card.fulltext_rank for card in page.listings)
+    assert not any("LIKE" in query["sql"].upper() for query in queries.captured_queries)
+    # every word in one listing: ordinary full text
+    assert search.hybrid_search(query="балкон", limit=3).filters["fulltext_mode"] == "fulltext"
+
+
 def test_hybrid_pagination_neither_skips_nor_repeats():
     whole = _ids(search.hybrid_search(query=QUERY, limit=20))
     paged = _ids(search.hybrid_search(query=QUERY, limit=10)) + _ids(

@@ -1,0 +1,75 @@
+"""Time the staff admin pages over HTTP, logged in, on the configured listings database."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from listings import admin_bench
+from listings.models import PropertyListing
+from listings.search import estimated_count
+from vmkproject.localserver import start_local_server
+
+from .bench_search import RESULTS_DIR
+
+
+class Command(BaseCommand):
+    help = (
+        "Load each admin page (changelist, filters, searches, a detail page, the semantic "
+        "search page) as a logged-in superuser over HTTP and print the median and slowest "
+        "load. A temporary superuser is created for the run and deleted after it."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--loads", type=int, default=7, help="timed loads per page (default 7)")
+        parser.add_argument(
+            "--url",
+            default="",
+            help="a running server's base URL (http://host:port) sharing this default "
+            "database; by default the command starts its own",
+        )
+        parser.add_argument("--out", default="", help="JSON file (default bench/results/)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["loads"] < 1:
+            raise CommandError("--loads must be 1 or more")
+        call_command("migrate", verbosity=0)  # the default database holds the user
+        listings = estimated_count(PropertyListing.objects.all())
+        server = None
+        url = options["url"].rstrip("/")
+        if not url:
+            try:
+                server = start_local_server()
+            except RuntimeError:
+                raise CommandError("The server did not start.") from None
+            url = server.url
+        try:
+            with admin_bench.temporary_superuser() as (username, password):
+                results = admin_bench.time_pages(url, username, password, options["loads"])
+        except (RuntimeError, OSError) as exc:
+            raise CommandError(f"The admin benchmark failed: {exc}") from None
+        finally:
+            if server is not None:
+                server.stop()
+        text = admin_bench.format_table(results, listings)
+        self.stdout.write(text)
+        out = (
+            Path(options["out"])
+            if options["out"]
+            else RESULTS_DIR / f"admin-{listings}-{datetime.now(UTC):%Y%m%dT%H%M%S}.json"
+        )
+        out.parent.mkdir(parents=True, exist_ok=True)
+        report = {
+            "when": datetime.now(UTC).isoformat(timespec="seconds"),
+            "listings_estimate": listings,
+            "loads_per_page": options["loads"],
+            "pages": results,
+            "printed": text,
+        }
+        out.write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
+        self.stdout.write(f"\nwritten to {out}")
