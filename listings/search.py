@@ -309,19 +309,33 @@ VECTOR_SEARCH_OPTIONS_SQL = (
 )
 
 
-def vector_search_options() -> list[str]:
+def vector_search_options(ef_search: int | None = None) -> list[str]:
     """Parameters of VECTOR_SEARCH_OPTIONS_SQL from settings."""
     return [
-        str(settings.HNSW_EF_SEARCH),
+        str(ef_search or settings.HNSW_EF_SEARCH),
         settings.HNSW_ITERATIVE_SCAN,
         str(settings.HNSW_MAX_SCAN_TUPLES),
     ]
 
 
-def _set_vector_search_options() -> None:
+def _set_vector_search_options(ef_search: int) -> None:
     """Iterative index scans so that filtered queries still fill the page (pgvector ≥ 0.8)."""
     with connections[LISTINGS].cursor() as cursor:
-        cursor.execute(VECTOR_SEARCH_OPTIONS_SQL, vector_search_options())
+        cursor.execute(VECTOR_SEARCH_OPTIONS_SQL, vector_search_options(ef_search))
+
+
+_rows_cache: dict[str, float] = {}
+
+
+def _ef_search_for(estimate: int) -> int:
+    """A wider graph search when the filter keeps a small share of the listings."""
+    now = time.monotonic()
+    if _rows_cache.get("expires", 0.0) <= now:
+        everything = PropertyListing.objects.with_embedding()
+        _rows_cache.update(rows=float(estimated_count(everything)), expires=now + META_TTL_SEC)
+    if estimate < settings.HNSW_SELECTIVE_SHARE * _rows_cache["rows"]:
+        return max(settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE)
+    return int(settings.HNSW_EF_SEARCH)
 
 
 @dataclass
@@ -360,7 +374,7 @@ def _neighbours(
         estimate = estimated_count(base)
         if estimate > settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
             path = HNSW_INDEX
-            _set_vector_search_options()
+            _set_vector_search_options(_ef_search_for(estimate))
             rows = list(ranked.with_metric(vector, metric).cards()[:count])
             if len(rows) < count:
                 rows = None  # too few for a full page: only an exact scan can tell why

@@ -118,6 +118,10 @@ EXCHANGE_RATES: dict[str, float] = {
 if "USD" not in EXCHANGE_RATES:
     raise ImproperlyConfigured("EXCHANGE_RATES must include USD")
 HNSW_EF_SEARCH: int = env.int("HNSW_EF_SEARCH", default=400)
+# A filter the planner expects to keep less than this share of the listings searches the
+# graph wider (hnsw.ef_search = HNSW_EF_SEARCH_SELECTIVE): recall drops under such filters.
+HNSW_SELECTIVE_SHARE: float = env.float("HNSW_SELECTIVE_SHARE", default=0.25)
+HNSW_EF_SEARCH_SELECTIVE: int = env.int("HNSW_EF_SEARCH_SELECTIVE", default=800)
 HNSW_ITERATIVE_SCAN: str = env.str("HNSW_ITERATIVE_SCAN", default="relaxed_order")
 HNSW_MAX_SCAN_TUPLES: int = env.int("HNSW_MAX_SCAN_TUPLES", default=20000)
 # Filters that leave at most this many rows are ranked exactly (a pre-filtered scan) instead

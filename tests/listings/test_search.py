@@ -465,6 +465,21 @@ def test_selective_filters_are_ranked_exactly_and_agree_with_the_index(settings)
     assert exact.total_exact and not indexed.total_exact
 
 
+def test_selective_filters_search_the_graph_wider(settings, hnsw_only):
+    from django.db import connections
+    from django.test.utils import CaptureQueriesContext
+
+    def ef_search_of(filters):
+        with CaptureQueriesContext(connections["listings"]) as queries:
+            search.semantic_search(query=QUERY, filters=filters, limit=5)
+        (options,) = [q["sql"] for q in queries.captured_queries if "hnsw.ef_search" in q["sql"]]
+        return options.split("'hnsw.ef_search', '")[1].split("'")[0]
+
+    settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE = 120, 700
+    assert ef_search_of({}) == "120"
+    assert ef_search_of({"city": "Львів", "deal_type": "sale"}) == "700"
+
+
 def test_third_party_text_is_marked_untrusted_and_left_intact():
     from listings.results import UNTRUSTED_FIELDS, UNTRUSTED_NOTICE
 
