@@ -44,7 +44,6 @@ from .models import (
 )
 from .querysets import PropertyListingQuerySet
 
-COUNT_CAP = 10_000
 CHOICES_TTL_SEC = 600
 CITY_CHOICES_LIMIT = 200
 NEIGHBOURS_LIMIT = 10
@@ -203,22 +202,22 @@ class RoomsFilter(admin.SimpleListFilter):
 class EstimatedCountPaginator(Paginator):
     """Counts that stay cheap at a million rows.
 
-    Unfiltered: the planner's row estimate (EXPLAIN) once the table is bigger than the cap.
-    Filtered or searched: an exact count of at most `count_cap` + 1 rows (a LIMITed
-    subquery), reported as "more than `count_cap`" beyond that. `count_kind` says which.
+    The planner's row estimate (EXPLAIN) when it is above the cap, filtered or not: counting
+    the rows of a filter no index serves reads the whole table. Otherwise an exact count of
+    at most `count_cap` + 1 rows (a LIMITed subquery), reported as "more than `count_cap`"
+    beyond that. `count_kind` says which.
     """
 
-    count_cap = COUNT_CAP
+    count_cap = settings.TOTAL_COUNT_CAP  # as the search tools count
     count_kind = "exact"
 
     @cached_property
     def count(self) -> int:
         queryset = cast(QuerySet[Any], self.object_list).order_by()
-        if not queryset.query.where:
-            estimate = _planner_rows(queryset)
-            if estimate is not None and estimate > self.count_cap:
-                self.count_kind = "estimate"
-                return estimate
+        estimate = _planner_rows(queryset)
+        if estimate is not None and estimate > self.count_cap:
+            self.count_kind = "estimate"
+            return estimate
         counted = queryset.values("pk")[: self.count_cap + 1].count()
         if counted > self.count_cap:
             self.count_kind = "capped"

@@ -269,8 +269,16 @@ def test_without_filters_a_big_table_is_counted_by_the_planner(staff, monkeypatc
     assert re.search(r"≈\s*3\s000 оголошень", text(response).replace(NBSP, " "))
 
 
-def test_with_filters_a_big_result_is_counted_up_to_the_cap(staff, monkeypatch):
+def test_with_filters_a_big_result_is_estimated_too(staff, monkeypatch):
     monkeypatch.setattr(listings_admin.EstimatedCountPaginator, "count_cap", 100)
+    response, on_listings, _ = _changelist_queries(staff, listing_status__exact="active")
+    assert re.search(r"≈\s*[\d\s]+ оголошень \(оцінка\)", text(response).replace(NBSP, " "))
+    assert not any("COUNT(" in query["sql"].upper() for query in on_listings)
+
+
+def test_a_result_estimated_small_is_counted_up_to_the_cap(staff, monkeypatch):
+    monkeypatch.setattr(listings_admin.EstimatedCountPaginator, "count_cap", 100)
+    monkeypatch.setattr(listings_admin, "_planner_rows", lambda queryset: 50)  # misestimated
     response, on_listings, _ = _changelist_queries(staff, listing_status__exact="active")
     assert "понад 100 оголошень" in text(response)
     counts = [q["sql"] for q in on_listings if "COUNT(" in q["sql"].upper()]
