@@ -44,7 +44,9 @@ def pages(listing_id: int) -> list[Page]:
             changelist,
             {"listing_status__exact": "sold", "rooms_count": "4"},
         ),
-        Page("sorted by price", changelist, {"o": "4"}),
+        # `o` is the column's position in list_display: 6 the price, 10 the publish date.
+        Page("sorted by price", changelist, {"o": "6"}),
+        Page("sorted by date, newest", changelist, {"o": "-10"}),
         Page("search: common word", changelist, {"q": "квартира"}),
         Page("search: inflected words", changelist, {"q": "квартири з балконами"}),
         Page("search: rare word", changelist, {"q": "свердловина"}),

@@ -294,7 +294,7 @@ def test_bench_admin_loads_every_admin_page_logged_in_and_removes_its_user(tmp_p
     report = json.loads(out.read_text())
     assert report["printed"] in result.stdout
     pages = report["pages"]
-    assert len(pages) == 11
+    assert len(pages) == 12
     assert all(page["status"] == 200 and page["loads"] == 2 for page in pages), pages
     assert all(page["median_ms"] > 0 for page in pages)
     users = sqlite3.connect(database).execute("SELECT count(*) FROM auth_user").fetchone()[0]
