@@ -8,7 +8,6 @@ model enums or a cached query, and only the listed columns are fetched.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from functools import cached_property
@@ -213,23 +212,21 @@ class EstimatedCountPaginator(Paginator):
 
     @cached_property
     def count(self) -> int:
-        queryset = cast(QuerySet[Any], self.object_list).order_by()
+        queryset = cast(QuerySet[Any], self.object_list)
         estimate = _planner_rows(queryset)
         if estimate is not None and estimate > self.count_cap:
             self.count_kind = "estimate"
             return estimate
-        counted = queryset.values("pk")[: self.count_cap + 1].count()
-        if counted > self.count_cap:
-            self.count_kind = "capped"
-            return self.count_cap
-        self.count_kind = "exact"
+        counted, exact = search.capped_count(queryset, self.count_cap)
+        self.count_kind = "exact" if exact else "capped"
         return counted
 
 
 def _planner_rows(queryset: QuerySet[Any]) -> int | None:
+    """The planner's estimate, or None where there is none: an empty queryset (no SQL) or
+    the default database's pages (history) when it cannot EXPLAIN in JSON."""
     try:
-        plan = json.loads(queryset.explain(format="json"))
-        return int(plan[0]["Plan"]["Plan Rows"])
+        return search.estimated_count(queryset)
     except (ValueError, KeyError, IndexError, TypeError):
         return None
 

@@ -157,13 +157,13 @@ def total_of(qs: Any) -> tuple[int, bool]:
     return capped_count(qs)
 
 
-def capped_count(qs: Any) -> tuple[int, bool]:
-    """How many rows match, counting at most TOTAL_COUNT_CAP: (count, exact).
+def capped_count(qs: Any, cap: int | None = None) -> tuple[int, bool]:
+    """How many rows match, counting at most `cap` (TOTAL_COUNT_CAP): (count, exact).
 
     An exact COUNT(*) over most of a large table costs more than the page itself; past the
     cap the total is a lower bound and the result says so (total_exact = false).
     """
-    cap = settings.TOTAL_COUNT_CAP
+    cap = settings.TOTAL_COUNT_CAP if cap is None else cap
     # Only the key: annotations such as ts_rank_cd would be computed for every counted row.
     counted = int(qs.order_by().values("pk")[: cap + 1].count())
     return (cap, False) if counted > cap else (counted, True)
