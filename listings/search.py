@@ -580,6 +580,15 @@ def _any_word_query(text: str) -> SearchQuery:
     )
 
 
+def _text_search_query(text: str, mode: str) -> SearchQuery | None:
+    """The tsquery a text mode of _matching_text matches with; None for the ILIKE fallback."""
+    if mode == "fulltext":
+        return _fts_query(text)
+    if mode == "fulltext_any_word":
+        return _any_word_query(text)
+    return None
+
+
 def _matching_text(
     text: str, base: PropertyListingQuerySet, *, any_word_fallback: bool = False
 ) -> tuple[Any, str]:
@@ -631,8 +640,8 @@ def _text_ranked(
         any_word_fallback=any_word_fallback,
     )
     qs = matched
-    if mode in {"fulltext", "fulltext_any_word"}:
-        query = _fts_query(text) if mode == "fulltext" else _any_word_query(text)
+    query = _text_search_query(text, mode)
+    if query is not None:
         if sort_by == "relevance":
             newest = matched.order_by("-id").values("id")[: settings.FTS_RANK_CANDIDATES]
             qs = PropertyListing.objects.filter(id__in=Subquery(newest)).annotate(
@@ -739,11 +748,9 @@ def hybrid_search(
     missing = [listing_id for listing_id, _, _ in page if listing_id not in by_id]
     if missing:
         with _database():
-            query_for_headline = (
-                _fts_query(text) if text_mode == "fulltext" else _any_word_query(text)
-            )
+            query_for_headline = _text_search_query(text, text_mode)
             extra = PropertyListing.objects.filter(id__in=missing).cards()
-            if text_mode in {"fulltext", "fulltext_any_word"}:
+            if query_for_headline is not None:
                 extra = extra.with_headline(query_for_headline, settings.FTS_CONFIG)
             by_id.update({row.id: row for row in extra})
     distances = {n.listing.id: n.distance for n in neighbours}
