@@ -11,7 +11,7 @@ import json
 import logging
 import math
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
@@ -212,25 +212,36 @@ def _rates() -> Mapping[str, float]:
 
 # --- embeddings ----------------------------------------------------------------------------
 
-_meta_cache: dict[str, Any] = {}
 META_TTL_SEC = 60.0
+_recent: dict[str, tuple[float, Any]] = {}
+
+
+def _for_a_minute(key: str, compute: Callable[[], Any]) -> Any:
+    """`compute()`, reused for META_TTL_SEC: facts about the database that rarely change."""
+    now = time.monotonic()
+    cached = _recent.get(key)
+    if cached is not None and cached[0] > now:
+        return cached[1]
+    value = compute()
+    _recent[key] = (now + META_TTL_SEC, value)
+    return value
 
 
 def stored_embedder() -> str | None:
     """Which embedder built the stored vectors, when the database records it (ours do)."""
-    now = time.monotonic()
-    if _meta_cache.get("expires", 0.0) > now:
-        return _meta_cache.get("embedder")
+    stored: str | None = _for_a_minute("embedder", _read_stored_embedder)
+    return stored
+
+
+def _read_stored_embedder() -> str | None:
     with _database(), connections[LISTINGS].cursor() as cursor:
         cursor.execute("SELECT to_regclass('public.vmk_meta') IS NOT NULL")
         row = cursor.fetchone()
-        stored = None
-        if row and row[0]:
-            cursor.execute("SELECT value FROM vmk_meta WHERE key = 'embedder'")
-            found = cursor.fetchone()
-            stored = found[0] if found else None
-    _meta_cache.update(embedder=stored, expires=now + META_TTL_SEC)
-    return stored
+        if not (row and row[0]):
+            return None
+        cursor.execute("SELECT value FROM vmk_meta WHERE key = 'embedder'")
+        found = cursor.fetchone()
+        return found[0] if found else None
 
 
 def _embed(query: str) -> list[float]:
@@ -324,16 +335,13 @@ def _set_vector_search_options(ef_search: int) -> None:
         cursor.execute(VECTOR_SEARCH_OPTIONS_SQL, vector_search_options(ef_search))
 
 
-_rows_cache: dict[str, float] = {}
-
-
 def _ef_search_for(estimate: int) -> int:
     """A wider graph search when the filter keeps a small share of the listings."""
-    now = time.monotonic()
-    if _rows_cache.get("expires", 0.0) <= now:
-        everything = PropertyListing.objects.with_embedding()
-        _rows_cache.update(rows=float(estimated_count(everything)), expires=now + META_TTL_SEC)
-    if estimate < settings.HNSW_SELECTIVE_SHARE * _rows_cache["rows"]:
+    rows = _for_a_minute(
+        "rows_with_embedding",
+        lambda: estimated_count(PropertyListing.objects.with_embedding()),
+    )
+    if estimate < settings.HNSW_SELECTIVE_SHARE * rows:
         return max(settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE)
     return int(settings.HNSW_EF_SEARCH)
 
