@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import signal
+import socket
 import sys
 from typing import Any
 
@@ -10,12 +11,30 @@ import uvicorn
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connections
+from uvicorn.config import STARTUP_FAILURE
+from uvicorn.supervisors import Multiprocess
 
 from vmkproject.db import listings_pool, stop_all
 
 
 def _exit_cleanly(signum: int, frame: Any) -> None:
     sys.exit(0)
+
+
+class SharedSocketConfig(uvicorn.Config):
+    """uvicorn's configuration for several workers, with Nagle's algorithm off.
+
+    asyncio turns TCP_NODELAY on only for sockets it creates itself; the workers accept on a
+    listening socket made by uvicorn's supervisor, so every small response on a kept-alive
+    connection would wait for the client's delayed ACK (~40 ms). Accepted sockets inherit the
+    option from the listening one.
+    """
+
+    def bind_socket(self) -> socket.socket:
+        sock = super().bind_socket()
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
 
 
 class Command(BaseCommand):
@@ -48,12 +67,19 @@ class Command(BaseCommand):
             stop_all()
 
     def _serve(self, options: dict[str, Any]) -> None:
-        uvicorn.run(
+        config = SharedSocketConfig(
             "vmkproject.asgi:application",
             host=options["host"],
             port=options["port"],
-            workers=options["workers"] if options["workers"] > 1 else None,
+            workers=max(options["workers"], 1),
             log_level=settings.LOG_LEVEL.lower(),
             lifespan="on",
             timeout_graceful_shutdown=int(settings.SHUTDOWN_GRACE_SEC),
         )
+        if config.workers > 1:
+            Multiprocess(config, sockets=[config.bind_socket()]).run()
+        else:
+            server = uvicorn.Server(config)
+            server.run()
+            if not server.started:
+                sys.exit(STARTUP_FAILURE)
