@@ -66,6 +66,10 @@ NO_EMBEDDING_NOTE = (
     "Це оголошення ще не має векторного представлення (ембедингу), тому схожі "
     "оголошення підібрати не можна."
 )
+EMPTY_EMBEDDING_NOTE = (
+    "Векторне представлення (ембединг) цього оголошення порожнє (усі нулі), тому схожі "
+    "оголошення підібрати не можна."
+)
 NEIGHBOURS_FAILED = "Не вдалося підібрати схожі оголошення: {message}"
 SEMANTIC_TITLE = "Пошук за змістом"
 SEMANTIC_TEMPLATE = "admin/listings/propertylisting/semantic_search.html"
@@ -520,8 +524,11 @@ class PropertyListingAdmin(ReadOnlyAdmin):
                 with_total=False,
             )
         except NotFound as exc:
-            missing = search.LISTING_HAS_NO_EMBEDDING.format(listing_id=listing_id)
-            note = NO_EMBEDDING_NOTE if exc.message == missing else exc.message
+            notes = {
+                search.LISTING_HAS_NO_EMBEDDING.format(listing_id=listing_id): NO_EMBEDDING_NOTE,
+                search.LISTING_EMBEDDING_EMPTY.format(listing_id=listing_id): EMPTY_EMBEDDING_NOTE,
+            }
+            note = notes.get(exc.message, exc.message)
             return {"neighbours": None, "neighbours_note": note}
         except SearchError as exc:
             return {

@@ -8,6 +8,7 @@ from typing import Any, Literal
 from django.conf import settings
 from django.db import DatabaseError, connections
 
+from . import capabilities
 from .models import PropertyListing, PropertyType
 
 Status = Literal["ok", "warn", "fail"]
@@ -108,51 +109,50 @@ def _run(cursor: Any) -> list[Check]:
             )
         )
 
-    cursor.execute(
-        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'property_listings'"
-    )
-    indexes = dict(cursor.fetchall())
-    hnsw = [n for n, d in indexes.items() if "USING hnsw" in d and "vector_cosine_ops" in d]
-    gin = [n for n, d in indexes.items() if "USING gin" in d and "search_vector" in d]
+    probed = capabilities.probe(cursor)
     checks.append(
         Check(
             "HNSW index",
-            "ok" if hnsw else "fail",
-            ", ".join(hnsw)
+            "ok" if probed.hnsw_index else "fail",
+            probed.hnsw_index
             or "no hnsw (embedding vector_cosine_ops) index: semantic "
             "search would scan the whole table",
         )
     )
     checks.append(
         Check(
-            "GIN index", "ok" if gin else "fail", ", ".join(gin) or "no GIN index on search_vector"
+            "GIN index",
+            "ok" if probed.gin_index else "fail",
+            probed.gin_index or "no GIN index on search_vector",
         )
     )
-
-    cursor.execute(
-        "SELECT d.dictname, t.tmplname FROM pg_ts_config c "
-        "JOIN pg_ts_config_map m ON m.mapcfg = c.oid JOIN pg_ts_dict d ON d.oid = m.mapdict "
-        "JOIN pg_ts_template t ON t.oid = d.dicttemplate WHERE c.cfgname = %s",
-        [settings.FTS_CONFIG],
-    )
-    dictionaries = {(name, template) for name, template in cursor.fetchall()}
-    if not dictionaries:
-        checks.append(
-            Check(
-                "text search config", "fail", f"'{settings.FTS_CONFIG}' does not exist (FTS_CONFIG)"
-            )
-        )
-    elif all(template == "simple" for _, template in dictionaries):
+    dictionaries = ", ".join(probed.dictionaries)
+    if not probed.fts_config_found:
         checks.append(
             Check(
                 "text search config",
                 "warn",
-                f"'{settings.FTS_CONFIG}' has no morphology (simple only)",
+                f"'{settings.FTS_CONFIG}' does not exist (FTS_CONFIG): full-text search falls "
+                f"back to '{probed.fts_config}', without morphology",
+            )
+        )
+    elif not probed.morphology:
+        checks.append(
+            Check(
+                "text search config",
+                "warn",
+                f"'{probed.fts_config}' ({dictionaries}) has no Ukrainian morphology: "
+                "'квартири' does not find 'квартира'",
             )
         )
     else:
-        names = ", ".join(sorted({name for name, _ in dictionaries}))
-        checks.append(Check("text search config", "ok", f"'{settings.FTS_CONFIG}': {names}"))
+        checks.append(
+            Check(
+                "text search config",
+                "ok",
+                f"'{probed.fts_config}': {dictionaries}, morphology ('квартири' → 'квартира')",
+            )
+        )
 
     cursor.execute("SHOW default_transaction_read_only")
     read_only = cursor.fetchone()[0] == "on"

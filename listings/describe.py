@@ -9,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.db import connections, models
 
+from . import capabilities
 from .filters import Filters
 from .models import SERVICE_FIELDS, PropertyListing, PropertyType
 
@@ -89,7 +90,7 @@ def _columns() -> list[dict[str, Any]]:
 
 
 def _live_facts() -> dict[str, Any]:
-    """Enum values actually present, cities, property types, FTS dictionary (cached)."""
+    """Enum values actually present, cities, property types (cached)."""
     now = time.monotonic()
     with _live_lock:
         if _live_cache.get("expires", 0.0) > now:
@@ -108,14 +109,6 @@ def _live_facts() -> dict[str, Any]:
             [TOP_VALUES],
         )
         cities = {str(city): int(count) for city, count in cursor.fetchall()}
-        cursor.execute(
-            "SELECT d.dictname FROM pg_ts_config c "
-            "JOIN pg_ts_config_map m ON m.mapcfg = c.oid "
-            "JOIN pg_ts_dict d ON d.oid = m.mapdict WHERE c.cfgname = %s "
-            "GROUP BY d.dictname ORDER BY d.dictname",
-            [settings.FTS_CONFIG],
-        )
-        dictionaries = [row[0] for row in cursor.fetchall()]
     types = [
         {"id": t.id, "slug": t.slug, "name": t.name}
         for t in PropertyType.objects.all().order_by("id")
@@ -124,7 +117,6 @@ def _live_facts() -> dict[str, Any]:
         "present": present,
         "cities": cities,
         "property_types": types,
-        "dictionaries": dictionaries,
     }
     with _live_lock:
         _live_cache.update(facts=facts, expires=now + LIVE_TTL_SEC)
@@ -157,9 +149,7 @@ def describe_schema() -> dict[str, Any]:
         for column in _columns()
         if "documented_values" in column
     }
-    morphology = any(
-        name.endswith("hunspell") or "ispell" in name for name in facts["dictionaries"]
-    )
+    found = capabilities.current()
     return {
         "table": "property_listings",
         "language": "Ukrainian: listing text is Ukrainian; translate queries into Ukrainian "
@@ -184,12 +174,20 @@ def describe_schema() -> dict[str, Any]:
         },
         "embedding": embedder.describe() | {"stored_vectors_made_by": stored_embedder()},
         "full_text": {
-            "config": settings.FTS_CONFIG,
-            "dictionaries": facts["dictionaries"],
-            "morphology": morphology,
+            "config": found.fts_config,
+            "configured": found.configured_fts_config,
+            "config_found": found.fts_config_found,
+            "dictionaries": list(found.dictionaries),
+            "morphology": found.morphology,
             "ranking": "ts_rank_cd (cover density)",
             "fallback": "ILIKE over title, description and address_raw when nothing matches",
         },
+        "indexes": {
+            "vector_hnsw": found.hnsw_index,
+            "full_text_gin": found.gin_index,
+            "meaning": "null: no such index, so that search scans the table (slower, same results)",
+        },
+        "database_warnings": list(found.warnings),
         "hybrid": {"fusion": "Reciprocal Rank Fusion", "k": RRF_K},
         "sample_queries": SAMPLE_QUERIES,
     }

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django.contrib.postgres.search import SearchHeadline, SearchQuery, SearchRank
 from django.db import models
-from django.db.models import Case, F, FloatField, Q, Value, When
+from django.db.models import (
+    BooleanField,
+    Case,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    Func,
+    Q,
+    Value,
+    When,
+)
 from django.db.models.functions import Cast
 from pgvector.django import CosineDistance, L2Distance, MaxInnerProduct
 
@@ -64,6 +75,10 @@ def price_bounds(
     return condition
 
 
+_NORM = {"embedding_norm": Func(F("embedding"), function="vector_norm", output_field=FloatField())}
+USABLE_EMBEDDING = Q(embedding_norm__gt=0, embedding_norm__lt=math.inf)
+
+
 class PropertyListingQuerySet(models.QuerySet):
     def filtered(self, filters: Filters, rates: Mapping[str, float]) -> PropertyListingQuerySet:
         q = Q()
@@ -98,7 +113,17 @@ class PropertyListingQuerySet(models.QuerySet):
         return self.filter(q)
 
     def with_embedding(self) -> PropertyListingQuerySet:
-        return self.filter(embedding__isnull=False)
+        """Listings whose embedding has a direction: an all-zero vector has no cosine
+        distance (NaN), and would otherwise come back as an arbitrary neighbour."""
+        if "embedding_norm" in self.query.annotations:
+            return self
+        return self.filter(embedding__isnull=False).alias(**_NORM).filter(USABLE_EMBEDDING)
+
+    def with_has_embedding(self) -> PropertyListingQuerySet:
+        """`has_usable_embedding`: whether 'more like this' can start from the listing."""
+        return self.alias(**_NORM).annotate(
+            has_usable_embedding=ExpressionWrapper(USABLE_EMBEDDING, output_field=BooleanField())
+        )
 
     def nearest(self, vector: Sequence[float]) -> PropertyListingQuerySet:
         """Order by cosine distance: the only operator class the HNSW index has."""

@@ -28,6 +28,82 @@ class UntrustedContent(BaseModel):
     notice: str = UNTRUSTED_NOTICE
 
 
+# Every text field of a card is cut to its limit in characters, and also to twice that many
+# bytes of JSON (what that many Cyrillic letters take), so that emoji, quotes or control
+# characters cannot make a card bigger either: a card's JSON stays within CARD_MAX_BYTES
+# (tests/listings/test_bounds.py builds the largest one), a 50-card page within PAGE_MAX_BYTES.
+CARD_TEXT_LIMITS = {
+    "title": 200,
+    "url_source": 300,
+    "snippet": 300,
+    "city": 100,
+    "district": 100,
+    "metro_station": 100,
+    "property_type": 100,
+    "currency": 40,
+    "deal_type": 40,
+    "listing_status": 40,
+}
+CARD_MAX_BYTES = 3_800
+# The page around the cards: the echoed query (MAX_QUERY_LENGTH), filters, the notice.
+PAGE_OVERHEAD_BYTES = 8_000
+PAGE_MAX_BYTES = 50 * CARD_MAX_BYTES + PAGE_OVERHEAD_BYTES
+# get_listing_by_id returns the full text, but not an unbounded one.
+DETAIL_TEXT_LIMITS = {
+    "description": 20_000,
+    "generated_description": 20_000,
+    "title": 1_000,
+    "address_raw": 1_000,
+    "url_source": 2_000,
+    "contact_name": 200,
+}
+DETAIL_SHORT_TEXT_LIMIT = 100
+TRUNCATION_MARK = "…"
+
+
+def _json_bytes(ch: str) -> int:
+    """What one character costs in compact UTF-8 JSON (control characters as a 6-byte escape)."""
+    code = ord(ch)
+    if code < 0x20:
+        return 6
+    if ch in '"\\':
+        return 2
+    return len(ch.encode("utf-8", "surrogatepass"))
+
+
+def bound_text(text: str | None, limit: int) -> tuple[str | None, bool]:
+    """`text` cut to `limit` characters and 2 × `limit` JSON bytes (with «…»), and whether
+    it was cut."""
+    if text is None:
+        return None, False
+    budget = 2 * limit
+    if len(text) <= limit and sum(_json_bytes(ch) for ch in text) <= budget:
+        return text, False
+    budget -= _json_bytes(TRUNCATION_MARK)
+    kept = []
+    for ch in text[: limit - 1]:
+        budget -= _json_bytes(ch)
+        if budget < 0:
+            break
+        kept.append(ch)
+    return "".join(kept) + TRUNCATION_MARK, True
+
+
+def bound_fields(
+    values: dict[str, Any], limits: dict[str, int], default: int | None = None
+) -> list[str]:
+    """Bound the text values in place; returns the names of the fields that were cut."""
+    cut = []
+    for name, value in values.items():
+        limit = limits.get(name, default)
+        if limit is None or not isinstance(value, str):
+            continue
+        values[name], truncated = bound_text(value, limit)
+        if truncated:
+            cut.append(name)
+    return cut
+
+
 SearchMode = Literal["semantic", "fulltext", "ilike_fallback", "filter", "hybrid", "similar"]
 
 
@@ -54,6 +130,11 @@ class ListingCard(BaseModel):
         None, description="At most ~300 characters of the description; «…» marks matched words."
     )
     snippet_truncated: bool = Field(False, description="True when the snippet was shortened.")
+    truncated_fields: list[str] = Field(
+        default_factory=list,
+        description="Fields cut to their length limit (marked «…»); the full text is in "
+        "get_listing_by_id.",
+    )
     similarity_score: float | None = Field(None, description="1 − cosine distance (semantic).")
     distance: float | None = Field(None, description="Distance in the requested metric.")
     rank_score: float | None = Field(None, description="ts_rank_cd of the full-text match.")
@@ -72,7 +153,13 @@ class SearchPage(BaseModel):
     filters: dict[str, Any] = Field(default_factory=dict, description="The filters applied.")
     sort_by: str | None = None
     distance_metric: str | None = None
-    index_used: str | None = Field(None, description="The vector index that ranked the results.")
+    index_used: str | None = Field(
+        None,
+        description="What ranked the vector results: the HNSW index's name, or an exact scan.",
+    )
+    fts_config: str | None = Field(
+        None, description="The text search configuration the full-text part used."
+    )
     listings: list[ListingCard]
     untrusted_content: UntrustedContent = Field(default_factory=UntrustedContent)
 
@@ -118,6 +205,9 @@ class ListingDetail(BaseModel):
     contact_name: str | None
     archived_at: datetime | None
     has_embedding: bool = Field(description="Whether 'more like this' works for this listing.")
+    truncated_fields: list[str] = Field(
+        default_factory=list, description="Fields cut to their length limit (marked «…»)."
+    )
     untrusted_content: UntrustedContent = Field(default_factory=UntrustedContent)
 
 

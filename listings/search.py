@@ -22,6 +22,7 @@ from django.db import DatabaseError, connections, transaction
 from django.db.models import Count, F, FloatField, Max, Min, Q, Subquery, Window
 from django.db.models.aggregates import Aggregate, Avg
 
+from . import capabilities
 from .errors import (
     DatabaseUnavailable,
     EmbeddingUnavailable,
@@ -33,11 +34,23 @@ from .errors import (
 from .filters import Filters, parse_filters
 from .models import PropertyListing
 from .querysets import PropertyListingQuerySet, price_in
-from .results import ListingCard, ListingDetail, SearchPage, StatsResult, StatsRow
+from .results import (
+    CARD_TEXT_LIMITS,
+    DETAIL_SHORT_TEXT_LIMIT,
+    DETAIL_TEXT_LIMITS,
+    ListingCard,
+    ListingDetail,
+    SearchPage,
+    StatsResult,
+    StatsRow,
+    bound_fields,
+    bound_text,
+)
 
 logger = logging.getLogger("vmk.search")
 
 LISTINGS = "listings"
+# The HNSW index our own databases have; index_used names whichever one the catalog shows.
 HNSW_INDEX = "ix_property_listings_embedding_hnsw"
 EXACT_PATH = "exact (pre-filtered scan)"
 RRF_K = 60
@@ -66,6 +79,14 @@ LISTING_NOT_FOUND = "Listing {listing_id} does not exist."
 LISTING_HAS_NO_EMBEDDING = (
     "Listing {listing_id} has no embedding yet, so there is nothing to compare it with; "
     "use search_by_metadata with its title instead."
+)
+LISTING_EMBEDDING_EMPTY = (
+    "Listing {listing_id} has an empty (all-zero) embedding, so it is like no other listing; "
+    "use search_by_metadata with its title instead."
+)
+QUERY_EMBEDDING_EMPTY = (
+    "The embedder returned an empty (all-zero) vector for this query, which matches nothing; "
+    "rephrase the query or check the embedding model."
 )
 EMBEDDER_MISMATCH = (
     "The stored embeddings were made by '{stored}', but the server embeds queries with "
@@ -244,6 +265,12 @@ def _read_stored_embedder() -> str | None:
         return found[0] if found else None
 
 
+def usable_vector(vector: list[float]) -> bool:
+    """A vector with a direction: an all-zero or non-finite one has no cosine distance."""
+    norm = math.fsum(x * x for x in vector)
+    return math.isfinite(norm) and norm > 0
+
+
 def _embed(query: str) -> list[float]:
     from .embedders import get_embedder
 
@@ -253,6 +280,8 @@ def _embed(query: str) -> list[float]:
         raise EmbeddingUnavailable(EMBEDDER_MISMATCH.format(stored=stored, current=embedder.name))
     started = time.perf_counter()
     vector = embedder.embed_query_sync(query)
+    if not usable_vector(vector):
+        raise EmbeddingUnavailable(QUERY_EMBEDDING_EMPTY)
     timing = _timing()
     timing.embedding_ms += (time.perf_counter() - started) * 1000
     stats = embedder.last_query_stats()
@@ -269,7 +298,7 @@ def _snippet(text: str | None, limit: int = SNIPPET_CHARS) -> tuple[str | None, 
     text = " ".join(text.split())
     if len(text) <= limit:
         return text, False
-    cut = text[:limit].rsplit(" ", 1)[0].rstrip(",.;:—-")
+    cut = text[: limit - 1].rsplit(" ", 1)[0].rstrip(",.;:—-")
     return cut + "…", True
 
 
@@ -286,25 +315,31 @@ def _card(listing: PropertyListing, **scores: Any) -> ListingCard:
         and len(" ".join(listing.description.split())) > len(headline)
     ):
         truncated = True
+    snippet, cut = bound_text(snippet, CARD_TEXT_LIMITS["snippet"])
+    text = {
+        "title": listing.title,
+        "currency": listing.currency,
+        "deal_type": listing.deal_type,
+        "listing_status": listing.listing_status,
+        "city": listing.city,
+        "district": listing.district,
+        "metro_station": listing.metro_station,
+        "property_type": listing.property_type.name if listing.property_type else None,
+        "url_source": listing.url_source,
+    }
+    truncated_fields = bound_fields(text, CARD_TEXT_LIMITS)
     return ListingCard(
         id=listing.id,
-        title=listing.title,
         price=_float(listing.price),
-        currency=listing.currency,
-        deal_type=listing.deal_type,
-        listing_status=listing.listing_status,
-        city=listing.city,
-        district=listing.district,
-        metro_station=listing.metro_station,
         rooms_count=listing.rooms_count,
         total_area=_float(listing.total_area),
         floor=listing.floor,
         floors_count=listing.floors_count,
-        property_type=listing.property_type.name if listing.property_type else None,
         publish_date=listing.publish_date,
-        url_source=listing.url_source,
         snippet=snippet,
-        snippet_truncated=truncated,
+        snippet_truncated=truncated or cut,
+        truncated_fields=truncated_fields,
+        **text,
         **scores,
     )
 
@@ -335,11 +370,19 @@ def _set_vector_search_options(ef_search: int) -> None:
         cursor.execute(VECTOR_SEARCH_OPTIONS_SQL, vector_search_options(ef_search))
 
 
+def _vectors_estimate(qs: PropertyListingQuerySet) -> int:
+    """The planner's estimate of the rows of `qs` that have an embedding.
+
+    Without with_embedding's condition on the vector's norm: the planner has no statistics
+    for it and would guess that it keeps 0.5 % of the rows (all-zero vectors are rare).
+    """
+    return estimated_count(qs.filter(embedding__isnull=False))
+
+
 def _ef_search_for(estimate: int) -> int:
     """A wider graph search when the filter keeps a small share of the listings."""
     rows = _for_a_minute(
-        "rows_with_embedding",
-        lambda: estimated_count(PropertyListing.objects.with_embedding()),
+        "rows_with_embedding", lambda: _vectors_estimate(PropertyListing.objects.all())
     )
     if estimate < settings.HNSW_SELECTIVE_SHARE * rows:
         return max(settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE)
@@ -363,25 +406,28 @@ def _neighbours(
     with_total: bool = True,
 ) -> tuple[list[_Neighbour], int, bool, list[Any], str]:
     """The `count` nearest listings under `filters`, exactly ordered, how many match, and
-    which path ranked them.
+    which path ranked them (the HNSW index's name from the catalog, or EXACT_PATH).
 
     When the planner expects few rows to match (at most EXACT_VECTOR_SEARCH_MAX_ROWS), they
     are ranked exactly by a pre-filtered scan: an HNSW graph walk under a selective filter
     loses recall. Otherwise the HNSW index ranks them, with iterative scans so the page still
     fills; should the scan stop short of a full page anyway, the exact scan runs instead.
     """
-    base = PropertyListing.objects.filtered(filters, _rates()).with_embedding()
+    filtered = PropertyListing.objects.filtered(filters, _rates())
     if exclude_id is not None:
-        base = base.exclude(id=exclude_id)
+        filtered = filtered.exclude(id=exclude_id)
+    base = filtered.with_embedding()
     ranked = base.nearest(vector)
     if min_similarity is not None:
         ranked = ranked.filter(distance__lte=1.0 - min_similarity)
     rows: list[Any] | None = None
     total, exact = 0, False
+    hnsw = capabilities.current().hnsw_index
     with _database(), transaction.atomic(using=LISTINGS):
-        estimate = estimated_count(base)
-        if estimate > settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
-            path = HNSW_INDEX
+        estimate = _vectors_estimate(filtered)
+        # Without an HNSW index the "index" path would be a slower exact scan: skip it.
+        if hnsw is not None and estimate > settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
+            path = hnsw
             _set_vector_search_options(_ef_search_for(estimate))
             rows = list(ranked.with_metric(vector, metric).cards()[:count])
             if len(rows) < count:
@@ -553,6 +599,8 @@ def similar_to_listing(
     if rows[0][0] is None:
         raise NotFound(LISTING_HAS_NO_EMBEDDING.format(listing_id=listing_id))
     vector = [float(x) for x in rows[0][0]]
+    if not usable_vector(vector):
+        raise NotFound(LISTING_EMBEDDING_EMPTY.format(listing_id=listing_id))
     return _vector_page(
         vector,
         parsed,
@@ -570,8 +618,13 @@ def similar_to_listing(
 # --- full text -----------------------------------------------------------------------------
 
 
+def _fts_config() -> str:
+    """FTS_CONFIG when the database has it, else the fallback (capabilities says why)."""
+    return capabilities.current().fts_config
+
+
 def _fts_query(text: str) -> SearchQuery:
-    return SearchQuery(text, config=settings.FTS_CONFIG, search_type="plain")
+    return SearchQuery(text, config=_fts_config(), search_type="plain")
 
 
 def _words(text: str) -> list[str]:
@@ -583,7 +636,7 @@ def _any_word_query(text: str) -> SearchQuery:
     words = [word.strip('"-') for word in text.split()]
     return SearchQuery(
         " or ".join(word for word in words if word and word.lower() != "or"),
-        config=settings.FTS_CONFIG,
+        config=_fts_config(),
         search_type="websearch",
     )
 
@@ -655,7 +708,7 @@ def _text_ranked(
             qs = PropertyListing.objects.filter(id__in=Subquery(newest)).annotate(
                 rank=SearchRank(F("search_vector"), query, cover_density=True)
             )
-        qs = qs.with_headline(query, settings.FTS_CONFIG)
+        qs = qs.with_headline(query, _fts_config())
     elif sort_by == "relevance":
         sort_by = "date_desc"
     if sort_by in {"price_asc", "price_desc"}:
@@ -711,6 +764,7 @@ def fulltext_search(
         query=text,
         filters=parsed.active(),
         sort_by=sort_by,
+        fts_config=None if text is None else _fts_config(),
         listings=cards,
     )
 
@@ -759,7 +813,7 @@ def hybrid_search(
             query_for_headline = _text_search_query(text, text_mode)
             extra = PropertyListing.objects.filter(id__in=missing).cards()
             if query_for_headline is not None:
-                extra = extra.with_headline(query_for_headline, settings.FTS_CONFIG)
+                extra = extra.with_headline(query_for_headline, _fts_config())
             by_id.update({row.id: row for row in extra})
     distances = {n.listing.id: n.distance for n in neighbours}
     cards = []
@@ -785,6 +839,7 @@ def hybrid_search(
         query=text,
         filters=parsed.active() | {"fulltext_mode": text_mode},
         index_used=path,
+        fts_config=_fts_config(),
         listings=cards,
     )
 
@@ -799,7 +854,7 @@ def get_listing(*, listing_id: int) -> ListingDetail:
         listing = (
             PropertyListing.objects.select_related("property_type")
             .defer("embedding", "search_vector", "raw_data_id", "created_at", "updated_at")
-            .annotate(has_vector=Q(embedding__isnull=False))
+            .with_has_embedding()
             .filter(id=listing_id)
             .first()
         )
@@ -811,7 +866,8 @@ def get_listing(*, listing_id: int) -> ListingDetail:
         if hasattr(listing, name)
     }
     data["property_type"] = listing.property_type.name if listing.property_type else None
-    data["has_embedding"] = bool(listing.has_vector)
+    data["has_embedding"] = bool(listing.has_usable_embedding)
+    data["truncated_fields"] = bound_fields(data, DETAIL_TEXT_LIMITS, DETAIL_SHORT_TEXT_LIMIT)
     _timing().rows = 1
     return ListingDetail.model_validate(data)
 

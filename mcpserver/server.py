@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from django.conf import settings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
-from mcp.types import ToolAnnotations
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
 from listings import describe, search
@@ -70,12 +70,32 @@ Offset = Annotated[
 ListingId = Annotated[int, Field(ge=1, description="The listing's id, as returned by a search.")]
 
 
+def compact_json(value: Any) -> str:
+    """The text form of a result: compact, UTF-8 (Cyrillic as itself, not escaped)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def with_compact_text(result: Any) -> Any:
+    """A tool result whose text block is its structured content as compact JSON.
+
+    The SDK's MCPServer renders a returned model as indented JSON for the text block (two
+    spaces per level, a third of a page's bytes); structuredContent is left as it made it.
+    """
+    if not isinstance(result, CallToolResult) or result.is_error:
+        return result
+    if result.structured_content is None:
+        return result
+    text = compact_json(result.structured_content)
+    return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
+
+
 class VmkMCPServer(MCPServer):
-    """Errors come back as MCP tool errors whose text is JSON {"error", "code"}."""
+    """Errors come back as MCP tool errors whose text is JSON {"error", "code"}; results'
+    text is compact JSON."""
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
-            return await super().call_tool(name, arguments, context)
+            return with_compact_text(await super().call_tool(name, arguments, context))
         except (ToolError, UnexpectedToolError) as exc:
             cause = exc.__cause__
             if isinstance(cause, SearchError):

@@ -15,6 +15,8 @@ HEALTH_TIMEOUT_SEC = 2.0
 def _database_state() -> dict[str, Any]:
     from django.db import connections
 
+    from listings import capabilities
+
     connection = connections["listings"]
     try:
         with connection.cursor() as cursor:
@@ -24,11 +26,13 @@ def _database_state() -> dict[str, Any]:
                 "SELECT reltuples::bigint FROM pg_class WHERE oid = 'property_listings'::regclass"
             )
             estimate = cursor.fetchone()
+        found = capabilities.current()
         return {
             "reachable": True,
             "embedded": bool(settings.DATABASES["listings"].get("EMBEDDED")),
             "pgvector": row[0] if row else None,
             "listings_estimate": max(int(estimate[0]), 0) if estimate else None,
+            **found.describe(),
         }
     except Exception:  # noqa: BLE001 - health never fails; it reports
         return {"reachable": False, "error": "the listings database is not reachable"}
@@ -50,7 +54,8 @@ async def check() -> dict[str, Any]:
         embedder = await check_embedder(HEALTH_TIMEOUT_SEC)
     except Exception:  # noqa: BLE001
         embedder = {"reachable": False, "error": "the embedder check failed"}
-    ok = database.get("reachable") and embedder.get("reachable")
+    # A database without FTS_CONFIG or an index still answers, worse: degraded, with why.
+    ok = database.get("reachable") and embedder.get("reachable") and not database.get("warnings")
     return {
         "status": "ok" if ok else "degraded",
         "database": database,

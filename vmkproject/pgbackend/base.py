@@ -35,21 +35,25 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def _configure_connection(self, connection: Any) -> bool:
         commit = bool(super()._configure_connection(connection))  # type: ignore[misc]
+        from listings.capabilities import FALLBACK_FTS_CONFIG, resolve_config
+
+        # The configuration searches will use: FTS_CONFIG, or the fallback where the database
+        # lacks it (listings.capabilities warns about that once per process, not here).
+        config = FALLBACK_FTS_CONFIG
         try:
             with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT to_tsvector(%s::regconfig, 'квартира')", [settings.FTS_CONFIG]
-                )
-        except Exception:  # noqa: BLE001 - a missing config is reported by check_listings_db
-            logger.warning("text search configuration %r is not usable", settings.FTS_CONFIG)
+                config = resolve_config(cursor, settings.FTS_CONFIG) or FALLBACK_FTS_CONFIG
+                cursor.execute("SELECT to_tsvector(%s::regconfig, 'квартира')", [config])
+        except Exception:  # noqa: BLE001 - a database that cannot is check_listings_db's
+            logger.debug("text search configuration could not be warmed at connect")
             if not connection.autocommit:
                 connection.rollback()
         if self.alias == "listings":
-            self._plan_searches(connection)
+            self._plan_searches(connection, config)
         return commit
 
     @staticmethod
-    def _plan_searches(connection: Any) -> None:
+    def _plan_searches(connection: Any, config: str) -> None:
         """Plan a vector and a full-text search once: a new backend loads the table's, the
         indexes' and pgvector's catalog entries then (about 10 ms), not in an agent's call."""
         try:
@@ -59,7 +63,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
                     "AND search_vector @@ plainto_tsquery(%s::regconfig, 'квартира') "
                     "ORDER BY embedding <=> (SELECT embedding FROM property_listings LIMIT 1) "
                     "LIMIT 1",
-                    [settings.FTS_CONFIG],
+                    [config],
                 )
         except Exception:  # noqa: BLE001 - a database without the table is check_listings_db's
             logger.debug("listings searches could not be planned at connect")

@@ -1,0 +1,170 @@
+"""What the live listings database can do, judged from its catalog and its behaviour.
+
+A database this project did not create may lack the `ukrainian` text search configuration
+(FTS_CONFIG), may have one built another way, or may have no HNSW or GIN index. Searches,
+describe_schema, /health and check_listings_db all read the same facts from here: probed on
+first use in a process, then again whenever the one-minute cache of database facts expires.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+
+logger = logging.getLogger("vmk.capabilities")
+
+FALLBACK_FTS_CONFIG = "simple"
+# Morphology is what a configuration does, not what its dictionaries are called: a plural
+# must come back as its dictionary form.
+MORPHOLOGY_PROBE = ("квартири", "квартира")
+
+FTS_CONFIG_MISSING = (
+    "The text search configuration '{config}' (FTS_CONFIG) does not exist in the listings "
+    "database: full-text search uses '{fallback}' instead, without Ukrainian morphology "
+    "(words match only in the form written)."
+)
+NO_MORPHOLOGY = (
+    "The text search configuration '{config}' has no Ukrainian morphology: 'квартири' does "
+    "not find 'квартира'."
+)
+HNSW_MISSING = (
+    "No HNSW index (vector_cosine_ops) on property_listings.embedding: semantic search "
+    "ranks every matching listing exactly, which is slow on a large table."
+)
+GIN_MISSING = (
+    "No GIN index on property_listings.search_vector: full-text search reads the whole table."
+)
+
+# The configuration `name` (optionally schema-qualified) as search_path would resolve it.
+CONFIG_SQL = (
+    "SELECT c.oid::regconfig::text FROM pg_ts_config c "
+    "JOIN pg_namespace n ON n.oid = c.cfgnamespace WHERE c.cfgname = %(name)s AND "
+    "CASE WHEN %(schema)s::text IS NULL THEN pg_ts_config_is_visible(c.oid) "
+    "ELSE n.nspname = %(schema)s END"
+)
+MORPHOLOGY_SQL = "SELECT %s = ANY(tsvector_to_array(to_tsvector(%s::regconfig, %s)))"
+DICTIONARIES_SQL = (
+    "SELECT DISTINCT d.dictname FROM pg_ts_config_map m JOIN pg_ts_dict d ON d.oid = m.mapdict "
+    "WHERE m.mapcfg = %s::regconfig ORDER BY 1"
+)
+# Valid, complete, non-partial indexes on the listings table with their access method, first
+# column and operator class: only such an index can serve the searches' ORDER BY and @@.
+INDEXES_SQL = (
+    "SELECT i.relname, am.amname, pg_get_indexdef(x.indexrelid, 1, true), opc.opcname "
+    "FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid "
+    "JOIN pg_am am ON am.oid = i.relam LEFT JOIN pg_opclass opc ON opc.oid = x.indclass[0] "
+    "WHERE x.indrelid = to_regclass('property_listings') AND x.indisvalid AND x.indisready "
+    "AND x.indpred IS NULL ORDER BY i.relname"
+)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    configured_fts_config: str
+    fts_config: str = FALLBACK_FTS_CONFIG
+    fts_config_found: bool = False
+    morphology: bool = False
+    dictionaries: tuple[str, ...] = ()
+    hnsw_index: str | None = None
+    gin_index: str | None = None
+    warnings: tuple[str, ...] = ()
+
+    def describe(self) -> dict[str, Any]:
+        """The facts as describe_schema and /health show them."""
+        return {
+            "full_text": {
+                "configured": self.configured_fts_config,
+                "config": self.fts_config,
+                "config_found": self.fts_config_found,
+                "morphology": self.morphology,
+                "dictionaries": list(self.dictionaries),
+            },
+            "indexes": {"vector_hnsw": self.hnsw_index, "full_text_gin": self.gin_index},
+            "warnings": list(self.warnings),
+        }
+
+
+def resolve_config(cursor: Any, name: str) -> str | None:
+    """The text search configuration `name` as regconfig text, or None when it is absent."""
+    schema, _, bare = name.rpartition(".")
+    cursor.execute(CONFIG_SQL, {"name": bare, "schema": schema or None})
+    row = cursor.fetchone()
+    return str(row[0]) if row else None
+
+
+def has_morphology(cursor: Any, config: str) -> bool:
+    form, lemma = MORPHOLOGY_PROBE
+    cursor.execute(MORPHOLOGY_SQL, [lemma, config, form])
+    row = cursor.fetchone()
+    return bool(row and row[0])
+
+
+def probe(cursor: Any, configured: str | None = None) -> Capabilities:
+    """Read the capabilities of the database `cursor` is connected to (a few catalog reads)."""
+    configured = configured or settings.FTS_CONFIG
+    found = resolve_config(cursor, configured)
+    config = found or FALLBACK_FTS_CONFIG
+    morphology = has_morphology(cursor, config)
+    cursor.execute(DICTIONARIES_SQL, [config])
+    dictionaries = tuple(row[0] for row in cursor.fetchall())
+    cursor.execute(INDEXES_SQL)
+    hnsw = gin = None
+    for name, method, column, opclass in cursor.fetchall():
+        if hnsw is None and method == "hnsw" and column == "embedding":
+            hnsw = name if opclass == "vector_cosine_ops" else None
+        if gin is None and method == "gin" and column == "search_vector":
+            gin = name
+    warnings = []
+    if found is None:
+        warnings.append(FTS_CONFIG_MISSING.format(config=configured, fallback=FALLBACK_FTS_CONFIG))
+    elif not morphology:
+        warnings.append(NO_MORPHOLOGY.format(config=configured))
+    if hnsw is None:
+        warnings.append(HNSW_MISSING)
+    if gin is None:
+        warnings.append(GIN_MISSING)
+    return Capabilities(
+        configured_fts_config=configured,
+        fts_config=config,
+        fts_config_found=found is not None,
+        morphology=morphology,
+        dictionaries=dictionaries,
+        hnsw_index=hnsw,
+        gin_index=gin,
+        warnings=tuple(warnings),
+    )
+
+
+_warned: set[str] = set()
+_warned_lock = threading.Lock()
+
+
+def _warn_once(capabilities: Capabilities) -> None:
+    with _warned_lock:
+        new = [text for text in capabilities.warnings if text not in _warned]
+        _warned.update(new)
+    for text in new:
+        logger.warning("%s", text)
+
+
+def _probe_listings() -> Capabilities:
+    from django.db import connections
+
+    from .search import LISTINGS, _database
+
+    with _database(), connections[LISTINGS].cursor() as cursor:
+        found = probe(cursor)
+    _warn_once(found)
+    return found
+
+
+def current() -> Capabilities:
+    """The listings database's capabilities, from the one-minute cache of database facts."""
+    from .search import _for_a_minute
+
+    found: Capabilities = _for_a_minute("capabilities", _probe_listings)
+    return found
