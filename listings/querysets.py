@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -11,7 +10,6 @@ from django.db import models
 from django.db.models import (
     BooleanField,
     Case,
-    ExpressionWrapper,
     F,
     FloatField,
     Func,
@@ -75,8 +73,15 @@ def price_bounds(
     return condition
 
 
-_NORM = {"embedding_norm": Func(F("embedding"), function="vector_norm", output_field=FloatField())}
-USABLE_EMBEDDING = Q(embedding_norm__gt=0, embedding_norm__lt=math.inf)
+# An embedding with a direction. pgvector refuses NaN and infinite elements, so a zero norm is
+# the one vector without a cosine distance. Written as `<> 0`, which the planner expects to
+# keep nearly every row (`> 0` it would guess keeps a third, and then skip the HNSW index).
+USABLE_EMBEDDING = Func(
+    F("embedding"),
+    function="vector_norm",
+    template="%(function)s(%(expressions)s) <> 0",
+    output_field=BooleanField(),
+)
 
 
 class PropertyListingQuerySet(models.QuerySet):
@@ -115,22 +120,18 @@ class PropertyListingQuerySet(models.QuerySet):
     def with_embedding(self) -> PropertyListingQuerySet:
         """Listings whose embedding has a direction: an all-zero vector has no cosine
         distance (NaN), and would otherwise come back as an arbitrary neighbour."""
-        if "embedding_norm" in self.query.annotations:
-            return self
-        return self.filter(embedding__isnull=False).alias(**_NORM).filter(USABLE_EMBEDDING)
+        return self.filter(embedding__isnull=False).filter(USABLE_EMBEDDING)
 
     def with_has_embedding(self) -> PropertyListingQuerySet:
         """`has_usable_embedding`: whether 'more like this' can start from the listing."""
-        return self.alias(**_NORM).annotate(
-            has_usable_embedding=ExpressionWrapper(USABLE_EMBEDDING, output_field=BooleanField())
-        )
+        return self.annotate(has_usable_embedding=USABLE_EMBEDDING)
 
     def nearest(self, vector: Sequence[float]) -> PropertyListingQuerySet:
-        """Order by cosine distance: the only operator class the HNSW index has."""
-        return (
-            self.with_embedding()
-            .annotate(distance=CosineDistance("embedding", vector))
-            .order_by("distance", "id")
+        """Order by cosine distance: the only operator class the HNSW index has.
+
+        Callers narrow to with_embedding() first; a listing without one sorts last."""
+        return self.annotate(distance=CosineDistance("embedding", vector)).order_by(
+            "distance", "id"
         )
 
     def with_metric(self, vector: Sequence[float], metric: str) -> PropertyListingQuerySet:

@@ -370,19 +370,20 @@ def _set_vector_search_options(ef_search: int) -> None:
         cursor.execute(VECTOR_SEARCH_OPTIONS_SQL, vector_search_options(ef_search))
 
 
-def _vectors_estimate(qs: PropertyListingQuerySet) -> int:
-    """The planner's estimate of the rows of `qs` that have an embedding.
+def _plan_uses(qs: Any, index: str) -> bool:
+    """Whether PostgreSQL's plan for `qs` scans `index` (EXPLAIN: planned, not run)."""
 
-    Without with_embedding's condition on the vector's norm: the planner has no statistics
-    for it and would guess that it keeps 0.5 % of the rows (all-zero vectors are rare).
-    """
-    return estimated_count(qs.filter(embedding__isnull=False))
+    def scans(node: Mapping[str, Any]) -> bool:
+        return node.get("Index Name") == index or any(scans(n) for n in node.get("Plans", ()))
+
+    return scans(json.loads(qs.explain(format="json"))[0]["Plan"])
 
 
 def _ef_search_for(estimate: int) -> int:
     """A wider graph search when the filter keeps a small share of the listings."""
     rows = _for_a_minute(
-        "rows_with_embedding", lambda: _vectors_estimate(PropertyListing.objects.all())
+        "rows_with_embedding",
+        lambda: estimated_count(PropertyListing.objects.with_embedding()),
     )
     if estimate < settings.HNSW_SELECTIVE_SHARE * rows:
         return max(settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE)
@@ -413,10 +414,9 @@ def _neighbours(
     loses recall. Otherwise the HNSW index ranks them, with iterative scans so the page still
     fills; should the scan stop short of a full page anyway, the exact scan runs instead.
     """
-    filtered = PropertyListing.objects.filtered(filters, _rates())
+    base = PropertyListing.objects.filtered(filters, _rates()).with_embedding()
     if exclude_id is not None:
-        filtered = filtered.exclude(id=exclude_id)
-    base = filtered.with_embedding()
+        base = base.exclude(id=exclude_id)
     ranked = base.nearest(vector)
     if min_similarity is not None:
         ranked = ranked.filter(distance__lte=1.0 - min_similarity)
@@ -424,12 +424,15 @@ def _neighbours(
     total, exact = 0, False
     hnsw = capabilities.current().hnsw_index
     with _database(), transaction.atomic(using=LISTINGS):
-        estimate = _vectors_estimate(filtered)
+        estimate = estimated_count(base)
         # Without an HNSW index the "index" path would be a slower exact scan: skip it.
         if hnsw is not None and estimate > settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
             path = hnsw
             _set_vector_search_options(_ef_search_for(estimate))
-            rows = list(ranked.with_metric(vector, metric).cards()[:count])
+            page = ranked.with_metric(vector, metric).cards()[:count]
+            if not _plan_uses(page, hnsw):
+                path = EXACT_PATH  # the planner ranks these by a scan: exact all the same
+            rows = list(page)
             if len(rows) < count:
                 rows = None  # too few for a full page: only an exact scan can tell why
             elif with_total and min_similarity is not None:

@@ -6,6 +6,7 @@ from decimal import Decimal
 
 import pytest
 from django.contrib.postgres.search import SearchQuery
+from django.db import connections
 
 from listings import search
 from listings.errors import InvalidArgument, NotFound
@@ -25,8 +26,17 @@ def _ids(page):
 
 @pytest.fixture
 def hnsw_only(settings):
-    """Rank through the HNSW index whatever the filter (the test data set is small)."""
+    """Rank through the HNSW index whatever the filter (the test data set is small).
+
+    On 3000 rows the planner would rather scan the table than start an HNSW index scan (as
+    it would not at scale), and index_used says which ran: make it take the index.
+    """
     settings.EXACT_VECTOR_SEARCH_MAX_ROWS = 0
+    with connections["listings"].cursor() as cursor:
+        cursor.execute("SET enable_seqscan = off")
+    yield
+    with connections["listings"].cursor() as cursor:
+        cursor.execute("RESET enable_seqscan")
 
 
 def test_semantic_search_returns_a_full_page_ordered_by_similarity(hnsw_only):
@@ -453,14 +463,15 @@ def test_exact_path_counts_matches_in_the_ranking_scan():
     assert (page.total, page.total_exact) == (expected, True)
 
 
-def test_selective_filters_are_ranked_exactly_and_agree_with_the_index(settings):
+def test_selective_filters_are_ranked_exactly_and_agree_with_the_index(settings, request):
     filters = {"city": "Львів", "deal_type": "sale"}
     exact = search.semantic_search(query=QUERY, filters=filters, limit=10)
     assert exact.index_used == search.EXACT_PATH
-    settings.EXACT_VECTOR_SEARCH_MAX_ROWS = 0
+    request.getfixturevalue("hnsw_only")
     settings.HNSW_EF_SEARCH = 1000
     indexed = search.semantic_search(query=QUERY, filters=filters, limit=10)
-    assert indexed.index_used == search.HNSW_INDEX
+    # Which plan ranks them (the HNSW index or the city index) is the planner's choice;
+    # test_index_used_is_what_explain_shows checks the label against it.
     assert _ids(exact) == _ids(indexed)
     assert exact.total_exact and not indexed.total_exact
 

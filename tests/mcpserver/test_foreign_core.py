@@ -1,0 +1,159 @@
+"""The real server on scratch databases it did not create: no `ukrainian` configuration, no
+HNSW index, all-zero embeddings, huge texts (issue 11, items 1, 2, 7, 8, 9)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import httpx
+import pytest
+from mcp import Client
+
+from listings import capabilities, search
+from listings.results import CARD_MAX_BYTES, PAGE_MAX_BYTES
+from tests.mcpserver.conftest import start_server, stop_server
+from tests.scratch_db import HUGE_ROOMS, make_scratch_database
+
+pytestmark = pytest.mark.anyio
+
+QUERY = "двокімнатна квартира біля метро з балконом"
+FTS_WARNING = capabilities.FTS_CONFIG_MISSING.format(config="ukrainian", fallback="simple")
+
+
+def error_of(result) -> dict:
+    assert result.is_error
+    return json.loads(result.content[0].text)
+
+
+@pytest.fixture(scope="module")
+def bare_database(listings_db):
+    """No `ukrainian` configuration (uk_alt instead), no HNSW index, zero vectors, huge texts."""
+    return make_scratch_database(
+        "core_bare", ukrainian=False, hnsw=False, zero_vectors=3, huge_texts=50, alt_config=True
+    )
+
+
+@pytest.fixture(scope="module")
+def bare_server(bare_database, tmp_path_factory):
+    url, _ = bare_database
+    server = start_server(
+        tmp_path_factory.mktemp("bare"),
+        LISTINGS_DATABASE_URL=url,
+        EMBEDDER="offline",
+        EXACT_VECTOR_SEARCH_MAX_ROWS="0",
+    )
+    yield server
+    stop_server(server)
+
+
+@pytest.fixture(scope="module")
+def indexed_database(listings_db):
+    """Our shape, with zero vectors, on which the planner prefers indexes."""
+    return make_scratch_database("core_indexed", zero_vectors=3, prefer_indexes=True)
+
+
+@pytest.fixture(scope="module")
+def indexed_server(indexed_database, tmp_path_factory):
+    url, _ = indexed_database
+    server = start_server(
+        tmp_path_factory.mktemp("indexed"),
+        LISTINGS_DATABASE_URL=url,
+        EMBEDDER="offline",
+        EXACT_VECTOR_SEARCH_MAX_ROWS="0",
+    )
+    yield server
+    stop_server(server)
+
+
+async def test_without_the_ukrainian_config_text_search_falls_back_to_simple(bare_server):
+    async with Client(bare_server.mcp_url) as client:
+        for _ in range(2):
+            text = await client.call_tool("search_by_metadata", {"query": "квартира"})
+            assert not text.is_error, text.content[0].text
+            assert text.structured_content["fts_config"] == "simple"
+            assert text.structured_content["mode"] == "fulltext"
+        hybrid = await client.call_tool("hybrid_search", {"query": QUERY, "limit": 5})
+        assert not hybrid.is_error, hybrid.content[0].text
+        assert hybrid.structured_content["fts_config"] == "simple"
+        assert len(hybrid.structured_content["listings"]) == 5
+        schema = (await client.call_tool("describe_schema", {})).structured_content
+    full_text = schema["full_text"]
+    assert (full_text["configured"], full_text["config"]) == ("ukrainian", "simple")
+    assert full_text["config_found"] is False and full_text["morphology"] is False
+    assert FTS_WARNING in schema["database_warnings"]
+    health = httpx.get(f"{bare_server.url}/health", timeout=10).json()
+    assert health["status"] == "degraded"
+    assert health["database"]["full_text"]["config"] == "simple"
+    assert FTS_WARNING in health["database"]["warnings"]
+    log = bare_server.log_text()
+    assert log.count(FTS_WARNING) == 1  # once per process, not per call or connection
+    assert "internal_error" not in log and "Traceback" not in log
+
+
+async def test_without_an_hnsw_index_vector_search_says_it_ran_exactly(bare_server):
+    async with Client(bare_server.mcp_url) as client:
+        page = (
+            await client.call_tool("search_similar_listings", {"query": QUERY, "limit": 5})
+        ).structured_content
+        schema = (await client.call_tool("describe_schema", {})).structured_content
+    assert page["index_used"] == search.EXACT_PATH
+    assert page["total_exact"] is True
+    assert schema["indexes"]["vector_hnsw"] is None
+    assert schema["indexes"]["full_text_gin"] == "ix_property_listings_search_vector_gin"
+    assert capabilities.HNSW_MISSING in schema["database_warnings"]
+
+
+@pytest.mark.parametrize("fixture", ["bare", "indexed"])
+async def test_zero_vectors_are_never_neighbours(fixture, request):
+    server = request.getfixturevalue(f"{fixture}_server")
+    _, picked = request.getfixturevalue(f"{fixture}_database")
+    zero = picked["zero"]
+    async with Client(server.mcp_url) as client:
+        semantic = await client.call_tool("search_similar_listings", {"query": QUERY, "limit": 50})
+        source = semantic.structured_content["listings"][0]["id"]
+        similar = await client.call_tool(
+            "find_similar_to_listing", {"listing_id": source, "limit": 50}
+        )
+        empty = await client.call_tool("find_similar_to_listing", {"listing_id": zero[0]})
+        card = await client.call_tool("get_listing_by_id", {"listing_id": zero[0]})
+    for result in (semantic, similar):
+        cards = result.structured_content["listings"]
+        assert len(cards) == 50
+        assert not set(zero) & {c["id"] for c in cards}
+        assert all(math.isfinite(c["similarity_score"]) for c in cards)
+    expected = search.HNSW_INDEX if fixture == "indexed" else search.EXACT_PATH
+    assert semantic.structured_content["index_used"] == expected
+    assert error_of(empty) == {
+        "error": search.LISTING_EMBEDDING_EMPTY.format(listing_id=zero[0]),
+        "code": "not_found",
+    }
+    assert card.structured_content["has_embedding"] is False
+
+
+async def test_a_page_of_huge_texts_stays_within_its_byte_budget(bare_server):
+    async with Client(bare_server.mcp_url) as client:
+        result = await client.call_tool(
+            "search_by_metadata",
+            {"filters": {"rooms_count": HUGE_ROOMS, "listing_status": "any"}, "limit": 50},
+        )
+        detail = await client.call_tool(
+            "get_listing_by_id", {"listing_id": result.structured_content["listings"][0]["id"]}
+        )
+    page = result.structured_content
+    assert len(page["listings"]) == 50
+    text = result.content[0].text
+    assert len(text.encode()) <= PAGE_MAX_BYTES
+    assert json.loads(text) == page
+    assert "\n" not in text and '": ' not in text  # compact
+    assert "квартира" in text  # Cyrillic as itself, not \u-escaped
+    for card in page["listings"]:
+        size = len(json.dumps(card, ensure_ascii=False, separators=(",", ":")).encode())
+        assert size <= CARD_MAX_BYTES
+        assert {"title", "city", "district", "metro_station", "url_source", "currency"} <= set(
+            card["truncated_fields"]
+        )
+        assert card["snippet_truncated"] is True
+    full = detail.structured_content
+    assert len(full["description"]) <= 20_000
+    assert {"description", "address_raw", "city"} <= set(full["truncated_fields"])
