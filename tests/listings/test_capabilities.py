@@ -53,7 +53,7 @@ def test_a_missing_config_falls_back_to_simple_everywhere(missing_config):
     warning = capabilities.FTS_CONFIG_MISSING.format(config=MISSING, fallback="simple")
     seen: list[str] = []
     handler = logging.Handler()
-    handler.emit = lambda record: seen.append(record.getMessage())  # type: ignore[method-assign]
+    handler.emit = lambda record: seen.append(record.getMessage())
     logger = logging.getLogger("vmk.capabilities")  # the "vmk" loggers do not propagate
     logger.addHandler(handler)
     try:
