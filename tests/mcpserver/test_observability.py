@@ -318,6 +318,13 @@ def test_two_workers_add_up_and_log_json_with_the_trace_id(listings_db, tmp_path
             pids = {p.stem.rsplit("_", 1)[-1] for p in directory.glob("histogram_*.db")}
             assert process.poll() is None, log.read_text()[-3000:]
         assert len(pids) == 2, "each worker writes its own metrics file"
+        # A worker listens once its start-up (which wrote that file) has finished.
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.3)
         calls = 12
         for n in range(calls):
             with httpx.Client() as client:  # a new connection each time, to either worker
