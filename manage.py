@@ -7,7 +7,10 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vmkproject.settings")
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    from vmkproject.telemetry import command
+
+    with command(sys.argv):
+        execute_from_command_line(sys.argv)
 
 
 if __name__ == "__main__":

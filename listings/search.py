@@ -22,6 +22,8 @@ from django.db import DatabaseError, connections, transaction
 from django.db.models import Count, F, FloatField, Max, Min, Q, Subquery, Window
 from django.db.models.aggregates import Aggregate, Avg
 
+from vmkproject import telemetry
+
 from . import capabilities
 from .errors import (
     DatabaseUnavailable,
@@ -279,13 +281,21 @@ def _embed(query: str) -> list[float]:
     if stored and stored != embedder.name:
         raise EmbeddingUnavailable(EMBEDDER_MISMATCH.format(stored=stored, current=embedder.name))
     started = time.perf_counter()
-    vector = embedder.embed_query_sync(query)
-    if not usable_vector(vector):
-        raise EmbeddingUnavailable(QUERY_EMBEDDING_EMPTY)
+    with telemetry.span(
+        f"embeddings {embedder.name}",
+        {"gen_ai.operation.name": "embeddings", "gen_ai.request.model": embedder.name},
+    ) as span:
+        vector = embedder.embed_query_sync(query)
+        stats = embedder.last_query_stats()
+        cache_hit = stats.cache_hit if stats else None
+        telemetry.set_attributes(
+            span, {"vmk.embedding.cache_hit": cache_hit, "vmk.embedding.dimension": len(vector)}
+        )
     timing = _timing()
     timing.embedding_ms += (time.perf_counter() - started) * 1000
-    stats = embedder.last_query_stats()
-    timing.embedding_cache_hit = stats.cache_hit if stats else None
+    timing.embedding_cache_hit = cache_hit
+    if not usable_vector(vector):
+        raise EmbeddingUnavailable(QUERY_EMBEDDING_EMPTY)
     return vector
 
 

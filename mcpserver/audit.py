@@ -26,6 +26,8 @@ from django.db import DatabaseError, connections
 from django.utils import timezone
 from pydantic_core import to_jsonable_python
 
+from vmkproject import metrics, telemetry
+
 from . import keys, runner
 from .models import ToolCall
 
@@ -63,6 +65,10 @@ class AuditLog:
 
     def observe(self, record: dict[str, Any]) -> None:
         """Queue a finished run_search call (the observer hooked into mcpserver.runner)."""
+        with telemetry.span("audit.enqueue"):
+            self._submit_record(record)
+
+    def _submit_record(self, record: dict[str, Any]) -> None:
         self.submit(
             ToolCall(
                 time=timezone.now(),
@@ -84,6 +90,7 @@ class AuditLog:
             with self._lock:
                 self.dropped += 1
                 dropped = self.dropped
+            metrics.AUDIT_ROWS.labels("dropped").inc()
             self._warn("audit log queue full: %d records dropped so far", dropped)
             return False
         return True
@@ -132,9 +139,11 @@ class AuditLog:
                     call.arguments = clip_arguments(call.arguments)
                 ToolCall.objects.bulk_create(batch)
                 self.written += len(batch)
+                metrics.AUDIT_ROWS.labels("written").inc(len(batch))
             touched = bool(keys.flush_last_used()) or touched
         except DatabaseError:
             self.failed += len(batch)
+            metrics.AUDIT_ROWS.labels("failed").inc(len(batch))
             self._warn("audit log: could not write %d calls", len(batch), exc_info=True)
         finally:
             if touched:

@@ -14,6 +14,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
+from vmkproject import telemetry
+
 from . import audit, keys
 from .runner import current_agent
 from .server import mcp
@@ -73,6 +75,17 @@ def bearer_token(scope: Scope) -> str | None:
     return None
 
 
+async def caller_name(scope: Scope) -> str | None:
+    """The name of the static token or agent key the request's bearer token matches."""
+    token = bearer_token(scope)
+    name = None
+    if token is not None and len(token) <= 512:
+        name = static_token_name(token)
+        for checker in token_checkers:
+            name = name or await checker(token)
+    return name
+
+
 class AuthenticatedMCP:
     """The SDK's streamable HTTP app behind an optional bearer-token check."""
 
@@ -82,11 +95,7 @@ class AuthenticatedMCP:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         name = None
         if scope["type"] == "http" and await auth_required():
-            token = bearer_token(scope)
-            if token is not None and len(token) <= 512:
-                name = static_token_name(token)
-                for checker in token_checkers:
-                    name = name or await checker(token)
+            name = await caller_name(scope)
             if name is None:
                 await _send_json(send, 401, UNAUTHORIZED, [(b"www-authenticate", b"Bearer")])
                 return
@@ -95,7 +104,8 @@ class AuthenticatedMCP:
         # log reads the name from there.
         reset = current_agent.set(name)
         try:
-            await self.app(scope, receive, send)
+            with telemetry.context_from_headers(scope.get("headers", [])):
+                await self.app(scope, receive, send)
         finally:
             current_agent.reset(reset)
 

@@ -18,6 +18,7 @@ from django.db import close_old_connections
 
 from listings.errors import SearchError
 from listings.search import Timings, collect_timings
+from vmkproject import metrics, sqlcomment
 
 logger = logging.getLogger("vmk.mcp")
 
@@ -44,9 +45,12 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
     started = time.perf_counter()
     code = ""
     timings = Timings()
+    agent = current_agent.get()
     try:
-        async with ThreadSensitiveContext():
-            return await sync_to_async(_run, thread_sensitive=True)(fn, kwargs, timings)
+        # Statements of this call name the tool and the agent in a SQL comment.
+        with sqlcomment.tagged(tool=tool, agent=agent):
+            async with ThreadSensitiveContext():
+                return await sync_to_async(_run, thread_sensitive=True)(fn, kwargs, timings)
     except SearchError as exc:
         code = exc.code
         raise
@@ -55,6 +59,15 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
         raise
     finally:
         elapsed = (time.perf_counter() - started) * 1000
+        fields = {
+            "tool": tool,
+            "ms": round(elapsed, 1),
+            "embedding_ms": round(timings.embedding_ms, 1),
+            "db_ms": round(timings.db_ms, 1),
+            "rows": timings.rows,
+            "code": code or "ok",
+        }
+        # The same fields as separate keys for LOG_FORMAT=json.
         logger.info(
             "tool=%s ms=%.1f embedding_ms=%.1f db_ms=%.1f rows=%d code=%s",
             tool,
@@ -63,17 +76,29 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
             timings.db_ms,
             timings.rows,
             code or "ok",
+            extra=fields,
         )
+        _count(tool, timings)
         record = {
             "tool": tool,
             "arguments": kwargs,
             "latency_ms": elapsed,
             "rows": timings.rows,
             "error_code": code,
-            "agent": current_agent.get(),
+            "agent": agent,
         }
         for observer in call_observers:
             try:
                 observer(record)
             except Exception:
                 logger.exception("call observer failed")
+
+
+def _count(tool: str, timings: Timings) -> None:
+    metrics.DB_DURATION.labels(tool).observe(timings.db_ms / 1000)
+    metrics.ROWS_RETURNED.labels(tool).inc(timings.rows)
+    if timings.embedding_cache_hit is not None:
+        cache = "hit" if timings.embedding_cache_hit else "miss"
+        metrics.EMBEDDING_CACHE.labels(cache).inc()
+        metrics.EMBEDDING_DURATION.labels(cache).observe(timings.embedding_ms / 1000)
+    metrics.update_pool_gauges()

@@ -18,6 +18,7 @@ from listings.filters import Filters
 from listings.results import ListingDetail, SearchPage, StatsResult
 
 from .errors import INTERNAL_ERROR, error_result, explain_validation
+from .observability import OperationMetrics
 from .runner import run_search
 
 logger = logging.getLogger("vmk.mcp")
@@ -114,6 +115,8 @@ mcp = VmkMCPServer(
     instructions=INSTRUCTIONS,
     version="0.1.0",
 )
+# Inside the SDK's OpenTelemetry middleware: it times what the request's span covers.
+mcp.middleware.append(OperationMetrics(mcp))
 
 
 @mcp.tool(annotations=READ_ONLY, structured_output=True)

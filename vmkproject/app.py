@@ -13,7 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
-from vmkproject import health
+from vmkproject import health, metrics, telemetry
 from vmkproject.db import listings_pool, stop_all
 
 logger = logging.getLogger("vmk.app")
@@ -75,10 +75,12 @@ async def health_endpoint(request: Request) -> JSONResponse:
 
 def build_app(django_app: Any) -> Starlette:
     from mcpserver.http import mcp_lifespan, mcp_routes
+    from mcpserver.observability import metrics_routes
 
     routes: list[BaseRoute] = [
         Route("/health", endpoint=health_endpoint, methods=["GET"]),
         *mcp_routes(),
+        *metrics_routes(),
     ]
 
     @contextlib.asynccontextmanager
@@ -92,6 +94,8 @@ def build_app(django_app: Any) -> Starlette:
             await warm_tools()
             yield
         await sync_to_async(close_listings_pool, thread_sensitive=False)()
+        metrics.process_exited()
+        await sync_to_async(telemetry.shutdown, thread_sensitive=False)()
         # uvicorn re-raises SIGTERM after shutdown, which skips atexit handlers: let go of
         # the embedded database here (it stops if this was its last holder).
         await sync_to_async(stop_all, thread_sensitive=False)()

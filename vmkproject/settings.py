@@ -166,6 +166,37 @@ SHUTDOWN_GRACE_SEC: float = env.float("SHUTDOWN_GRACE_SEC", default=10.0)
 AUDIT_RETENTION_DAYS: int = env.int("AUDIT_RETENTION_DAYS", default=90)
 AUDIT_QUEUE_SIZE: int = env.int("AUDIT_QUEUE_SIZE", default=10000)
 
+# --- Observability: traces, SQL comments, metrics, logs ------------------------------------
+# Traces are off unless an OTLP endpoint is set or OTEL_TRACES_EXPORTER names an exporter
+# (otlp, console). The SDK reads the other standard OTEL_* variables itself (headers,
+# sampler, batch sizes, resource attributes).
+_otlp_endpoint: str = env.str("OTEL_EXPORTER_OTLP_ENDPOINT", default="") or env.str(
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", default=""
+)
+OTEL_TRACES_EXPORTERS: list[str] = [
+    name.strip().lower()
+    for name in env.list("OTEL_TRACES_EXPORTER", default=["otlp"] if _otlp_endpoint else [])
+    if name.strip().lower() not in {"", "none"}
+]
+if set(OTEL_TRACES_EXPORTERS) - {"otlp", "console"}:
+    raise ImproperlyConfigured("OTEL_TRACES_EXPORTER must be otlp, console or none")
+if env.bool("OTEL_SDK_DISABLED", default=False):
+    OTEL_TRACES_EXPORTERS = []
+OTEL_SERVICE: str = env.str("OTEL_SERVICE_NAME", default="vmk-data-mcp")
+# Every statement on the listings database starts with /*agent='…',tool='…',traceparent='…'*/.
+SQL_COMMENTS: bool = env.bool("SQL_COMMENTS", default=True)
+# /metrics: "auth" asks for a bearer token as /mcp does when tokens or agent keys are in use
+# (open otherwise), "loopback" serves 127.0.0.1/::1 clients only, "off" removes it.
+METRICS_ACCESS: str = env.str("METRICS_ACCESS", default="auth")
+if METRICS_ACCESS not in {"auth", "loopback", "off"}:
+    raise ImproperlyConfigured("METRICS_ACCESS must be auth, loopback or off")
+# Where several workers (MCP_WORKERS > 1) keep their metrics; emptied by `manage.py serve`.
+METRICS_MULTIPROC_DIR = DATA_DIR / "prometheus"
+# "text": one line per event; "json": one JSON object per line, with trace_id and span_id.
+LOG_FORMAT: str = env.str("LOG_FORMAT", default="text")
+if LOG_FORMAT not in {"text", "json"}:
+    raise ImproperlyConfigured("LOG_FORMAT must be text or json")
+
 # --- Django ---------------------------------------------------------------------------------
 DEBUG: bool = env.bool("DEBUG", default=False)
 _secret_key: str = env.str("SECRET_KEY", default="")
@@ -212,6 +243,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "vmkproject.sqlcomment.ViewTagMiddleware",
 ]
 
 ROOT_URLCONF = "vmkproject.urls"
@@ -254,8 +286,21 @@ LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "formatters": {
+        "plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s %(message)s %(trace_id)s %(span_id)s",
+        },
+    },
+    "filters": {"trace_ids": {"()": "vmkproject.telemetry.TraceIdsFilter"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "json" if LOG_FORMAT == "json" else "plain",
+            "filters": ["trace_ids"] if LOG_FORMAT == "json" else [],
+        }
+    },
     "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
         "vmk": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},

@@ -1,6 +1,7 @@
 """PostgreSQL backend for the read-only `listings` alias.
 
-Adds two things to Django's backend: it starts the embedded demo server on first use when
+Adds three things to Django's backend: it names the caller in a comment on every statement
+(vmkproject.sqlcomment), it starts the embedded demo server on first use when
 the alias is embedded, and it warms every new pooled connection's text search dictionary
 (the hunspell Ukrainian dictionary costs seconds to load per connection), so no request
 pays for it.
@@ -15,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.db.backends.postgresql import base
 
-from vmkproject import db
+from vmkproject import db, sqlcomment
 
 logger = logging.getLogger("vmk.db")
 
@@ -23,6 +24,12 @@ APPLICATION_NAME = "vmk-data-mcp"
 
 
 class DatabaseWrapper(base.DatabaseWrapper):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Outermost and permanent: every statement is commented (SQL_COMMENTS) and, with
+        # tracing on, gets its span.
+        self.execute_wrappers.append(sqlcomment.execute_wrapper(str(self.settings_dict["NAME"])))
+
     def get_connection_params(self) -> dict[str, Any]:
         embedded = self.settings_dict.get("EMBEDDED")
         if embedded:

@@ -14,6 +14,7 @@ from django.db import connections
 from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import Multiprocess
 
+from vmkproject import metrics
 from vmkproject.db import listings_pool, stop_all
 
 
@@ -59,6 +60,9 @@ class Command(BaseCommand):
         )
         # uvicorn re-raises SIGTERM/SIGINT once it has shut down; exit through Python then, so
         # that the embedded database is let go of (and stopped) rather than left running.
+        if options["workers"] > 1:
+            # Each worker writes its metrics there; a scrape of any one adds them up.
+            metrics.prepare_multiprocess(settings.METRICS_MULTIPROC_DIR)
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, _exit_cleanly)
         try:
