@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -41,20 +42,52 @@ def command_errors() -> Iterator[None]:
     try:
         yield
     except SearchError as exc:
-        raise CommandError(f"{exc.code}: {exc.message}") from None
+        raise CommandError(f"{exc.code}: {printable(exc.message)}") from None
 
 
 def dump_json(model: Any) -> str:
     if hasattr(model, "model_dump"):
         model = model.model_dump(mode="json")
-    return json.dumps(model, ensure_ascii=False, indent=2, default=str)
+    text = json.dumps(model, ensure_ascii=False, indent=2, default=str)
+    # Still valid JSON: such characters only occur inside strings, where \\uXXXX means them.
+    return "".join(_json_escape(char) if _unsafe(char) and char != "\n" else char for char in text)
+
+
+# Zero-width (non-)joiners hold emoji and Indic words together; every other control or
+# format character (BEL, ESC, the bidi overrides) is shown as an escape.
+KEPT_FORMAT_CHARACTERS = frozenset({"\u200c", "\u200d"})
+UNSAFE_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def _unsafe(char: str) -> bool:
+    return unicodedata.category(char) in UNSAFE_CATEGORIES and char not in KEPT_FORMAT_CHARACTERS
+
+
+def _json_escape(char: str) -> str:
+    encoded = char.encode("utf-16-be")
+    return "".join(
+        f"\\u{int.from_bytes(encoded[i : i + 2], 'big'):04x}" for i in range(0, len(encoded), 2)
+    )
+
+
+def _escape(char: str) -> str:
+    code = ord(char)
+    if code <= 0xFF:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def printable(text: str) -> str:
+    """`text` safe for the operator's terminal: control and format characters from the
+    listings (BEL, ESC sequences, RTL overrides) become visible escapes such as \\x07, \\u202e."""
+    return "".join(_escape(char) if _unsafe(char) else char for char in text)
 
 
 def _cell(value: Any, width: int) -> str:
     text = "" if value is None else str(value)
     if isinstance(value, float):
         text = f"{value:,.0f}" if value >= 100 else f"{value:.3f}"
-    text = " ".join(text.split())
+    text = printable(" ".join(text.split()))
     return text[: width - 1] + "…" if len(text) > width else text.ljust(width)
 
 
