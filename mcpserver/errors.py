@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 
-from mcp.types import CallToolResult, TextContent
+from mcp.shared.exceptions import MCPError
+from mcp.types import INTERNAL_ERROR as JSONRPC_INTERNAL_ERROR
+from mcp.types import INVALID_PARAMS, CallToolResult, TextContent
 from pydantic import ValidationError
 
 from listings import search
-from listings.errors import SearchError
+from listings.errors import InvalidArgument, NotFound, SearchError
 from listings.filters import FILTER_NAMES, explain_filter_error
 
 INTERNAL_ERROR = SearchError("The server could not complete this call; it has been logged.")
@@ -61,3 +63,13 @@ def explain_validation(exc: ValidationError) -> str:
         return search.CURRENCY_UNKNOWN.format(allowed=", ".join(settings.EXCHANGE_RATES))
     problem = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
     return BAD_ARGUMENT.format(name=name or "arguments", problem=problem[:1].lower() + problem[1:])
+
+
+def resource_error(error: SearchError, uri: str) -> MCPError:
+    """The JSON-RPC error of a failed resource read: the tool's message, and its
+    {"error", "code"} in `data`. A missing listing or a bad id is the caller's mistake
+    (-32602, as the SDK's ResourceNotFoundError); anything else -32603."""
+    code = (
+        INVALID_PARAMS if isinstance(error, NotFound | InvalidArgument) else JSONRPC_INTERNAL_ERROR
+    )
+    return MCPError(code=code, message=error.message, data={**error.as_dict(), "uri": uri})

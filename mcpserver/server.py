@@ -8,7 +8,11 @@ from typing import Annotated, Any, Literal
 
 from django.conf import settings
 from mcp.server.mcpserver import MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver.exceptions import (
+    ToolError,
+    UnexpectedResourceError,
+    UnexpectedToolError,
+)
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
@@ -17,7 +21,7 @@ from listings.errors import InvalidArgument, SearchError
 from listings.filters import Filters
 from listings.results import ListingDetail, SearchPage, StatsResult
 
-from .errors import INTERNAL_ERROR, error_result, explain_validation
+from .errors import INTERNAL_ERROR, error_result, explain_validation, resource_error
 from .observability import OperationMetrics
 from .runner import run_search
 
@@ -107,6 +111,18 @@ class VmkMCPServer(MCPServer):
                 logger.error("tool %s failed: %s", name, type(cause).__name__)
                 return error_result(INTERNAL_ERROR)
             return error_result(InvalidArgument(f"Unknown tool '{name}'."))
+
+    async def read_resource(self, uri: Any, context: Any = None) -> Any:
+        # The SDK wraps what a resource function raises into "Error creating resource from
+        # template" and logs its traceback; a SearchError is the caller's answer instead.
+        try:
+            return await super().read_resource(uri, context)
+        except UnexpectedResourceError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, SearchError):
+                raise resource_error(cause, str(uri)) from None
+            logger.error("resource %r failed: %s", str(uri), type(cause).__name__)
+            raise resource_error(INTERNAL_ERROR, str(uri)) from None
 
 
 mcp = VmkMCPServer(
@@ -270,10 +286,8 @@ def _json(model: Any) -> str:
 @mcp.resource("listing://{listing_id}", mime_type="application/json")
 async def listing_resource(listing_id: str) -> str:
     """One listing's full card."""
-    try:
-        number = int(listing_id)
-    except ValueError:
-        raise InvalidArgument(search.LISTING_ID_INVALID) from None
+    # Digits only ("٣" and " 1" are not ids); get_listing checks the range.
+    number = int(listing_id) if listing_id.isascii() and listing_id.isdigit() else 0
     return _json(await run_search("listing_resource", search.get_listing, listing_id=number))
 
 
