@@ -30,4 +30,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s \
     CMD python -c "import urllib.request,sys; sys.exit(urllib.request.urlopen('http://127.0.0.1:3000/health', timeout=4).status != 200)"
 # Django's own tables (admin users, agent keys, audit log) are migrated at start.
-CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py collectstatic --noinput -v 0 && exec python manage.py serve"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && exec python manage.py serve"]

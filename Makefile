@@ -37,7 +37,6 @@ system-deps:
 
 run: install
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py collectstatic --noinput -v 0
 	$(PY) manage.py serve
 
 lint: $(STAMP)

@@ -100,15 +100,6 @@ def build_app(django_app: Any) -> Starlette:
         # the embedded database here (it stops if this was its last holder).
         await sync_to_async(stop_all, thread_sensitive=False)()
 
-    from django.conf import settings
-    from starlette.staticfiles import StaticFiles
-
-    # The admin's CSS and JS, collected by `manage.py collectstatic` (make run does it).
-    routes.append(
-        Mount(
-            "/" + settings.STATIC_URL.strip("/"),
-            app=StaticFiles(directory=settings.STATIC_ROOT, check_dir=False),
-        )
-    )
+    # Django serves everything else, /static/ included (vmkproject.staticfiles).
     routes.append(Mount("/", app=django_app))
     return Starlette(routes=routes, lifespan=lifespan)

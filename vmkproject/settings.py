@@ -237,6 +237,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "vmkproject.staticfiles.StaticFilesMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -282,6 +283,9 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(env.str("STATIC_ROOT", default=str(DATA_DIR / "static")))
+# ServeStatic serves /static/ from the apps' static directories (Django's finders): no
+# `collectstatic` is needed, in production either.
+SERVESTATIC_USE_FINDERS = True
 
 LOG_LEVEL: str = env.str("LOG_LEVEL", default="INFO")
 LOGGING = {
