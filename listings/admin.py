@@ -8,8 +8,10 @@ model enums or a cached query, and only the listed columns are fetched.
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 from collections.abc import Callable, Sequence
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from functools import cached_property
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
@@ -100,22 +102,73 @@ admin.site.enable_nav_sidebar = False  # the changelist needs the width for its 
 # --- formatting ----------------------------------------------------------------------------
 
 
-def _number(value: Decimal | float, places: int) -> str:
+def _decimal(value: Decimal | float | int | None) -> Decimal | None:
+    """A finite Decimal from any numeric column type (numeric, double precision, real,
+    integer), or None: float and Decimal mix safely through it."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return None
+    try:
+        number = value if isinstance(value, Decimal) else Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        return None
+    return number if number.is_finite() else None
+
+
+def _number(value: Decimal | float | int, places: int) -> str:
     """'65 000', '71,6': Ukrainian separators, no trailing zero decimals."""
-    text = f"{Decimal(str(value)):,.{places}f}"
+    text = f"{_decimal(value) or Decimal(0):,.{places}f}"
     if "." in text:
         text = text.rstrip("0").rstrip(".")
     return text.replace(",", NBSP).replace(".", ",")
 
 
 def format_price(price: Decimal | float | None, currency: str | None) -> str | None:
-    if price is None:
+    number = _decimal(price)
+    if number is None:
         return None
-    return f"{_number(price, 2)}{NBSP}{currency}" if currency else _number(price, 2)
+    return f"{_number(number, 2)}{NBSP}{currency}" if currency else _number(number, 2)
 
 
 def format_area(area: Decimal | float | None) -> str | None:
-    return None if area is None else f"{_number(area, 2)}{NBSP}м²"
+    number = _decimal(area)
+    return None if number is None else f"{_number(number, 2)}{NBSP}м²"
+
+
+def price_per_m2(price: Decimal | float | None, area: Decimal | float | None) -> Decimal | None:
+    """Price over total area, whatever numeric types the two columns have; None without
+    both (or with a zero, negative or non-finite area)."""
+    price_number, area_number = _decimal(price), _decimal(area)
+    if price_number is None or area_number is None or area_number <= 0:
+        return None
+    per_m2 = price_number / area_number
+    # Cents matter for a monthly rent per m², not for a sale price per m².
+    return per_m2.quantize(Decimal(1 if abs(per_m2) >= 100 else "0.01"))
+
+
+def local_date(value: dt.datetime | dt.date | None) -> dt.date | None:
+    """The calendar date of a `timestamp with time zone`, `timestamp without time zone` or
+    `date` column in TIME_ZONE. A naive timestamp is taken as UTC, as PostgreSQL takes it in
+    our sessions (Django sets their time zone to UTC), so the date shown agrees with what
+    the `published_after` filter compares."""
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):
+        if timezone.is_naive(value):
+            value = value.replace(tzinfo=dt.UTC)
+        return timezone.localtime(value).date()
+    return value
+
+
+def format_moment(value: dt.datetime | dt.date | None) -> str | None:
+    """'05.03.2025 14:30' in TIME_ZONE (a naive timestamp taken as UTC), or '05.03.2025' for
+    a `date` column."""
+    if value is None:
+        return None
+    if isinstance(value, dt.datetime):
+        if timezone.is_naive(value):
+            value = value.replace(tzinfo=dt.UTC)
+        return date_format(timezone.localtime(value), "d.m.Y H:i")
+    return date_format(value, "d.m.Y")
 
 
 _UK_ALPHABET = {letter: i for i, letter in enumerate("абвгґдеєжзиіїйклмнопрстуфхцчшщьюя")}
@@ -377,8 +430,8 @@ class PropertyListingAdmin(ReadOnlyAdmin):
                     "property_type",
                     "deal_type",
                     "listing_status",
-                    "publish_date",
-                    "archived_at",
+                    "publish_date_display",
+                    "archived_at_display",
                     "description",
                     "generated_description",
                 )
@@ -425,7 +478,13 @@ class PropertyListingAdmin(ReadOnlyAdmin):
             {"fields": ("source_link", "images_count", "contact_name", "contact_phone")},
         ),
     )
-    readonly_fields = ("price_display", "price_per_m2", "source_link")
+    readonly_fields = (
+        "price_display",
+        "price_per_m2",
+        "source_link",
+        "publish_date_display",
+        "archived_at_display",
+    )
 
     def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
         # Only the sidebar's filters: no URL-crafted filter on a service column, and no
@@ -478,17 +537,20 @@ class PropertyListingAdmin(ReadOnlyAdmin):
 
     @admin.display(description="опубліковано", ordering=NullsLast("publish_date"))
     def published(self, obj: PropertyListing) -> str | None:
-        if obj.publish_date is None:
-            return None
-        return date_format(timezone.localtime(obj.publish_date), "d.m.Y")
+        day = local_date(obj.publish_date)
+        return None if day is None else date_format(day, "d.m.Y")
+
+    @admin.display(description="опубліковано")
+    def publish_date_display(self, obj: PropertyListing) -> str | None:
+        return format_moment(obj.publish_date)
+
+    @admin.display(description="в архіві з")
+    def archived_at_display(self, obj: PropertyListing) -> str | None:
+        return format_moment(obj.archived_at)
 
     @admin.display(description="ціна за м²")
     def price_per_m2(self, obj: PropertyListing) -> str | None:
-        if obj.price is None or not obj.total_area:
-            return None
-        per_m2 = obj.price / obj.total_area
-        # Cents matter for a monthly rent per m², not for a sale price per m².
-        return format_price(per_m2.quantize(Decimal(1 if per_m2 >= 100 else "0.01")), obj.currency)
+        return format_price(price_per_m2(obj.price, obj.total_area), obj.currency)
 
     @admin.display(description="джерело")
     def source_link(self, obj: PropertyListing) -> str | SafeString | None:
