@@ -13,15 +13,20 @@ from .models import PropertyListing, PropertyType
 
 Status = Literal["ok", "warn", "fail"]
 
-# Model field type → the PostgreSQL types that may mirror it.
+INTEGER_TYPES = {"smallint", "integer", "bigint"}
+NUMBER_TYPES = INTEGER_TYPES | {"numeric", "double precision", "real"}
+TEXT_TYPES = {"character varying", "text", "character"}
+MOMENT_TYPES = {"timestamp with time zone", "timestamp without time zone", "date"}
+# Model field type → the PostgreSQL types the code reads correctly in its place (any
+# integer for ids, any number for prices and areas, a timestamp of either kind or a date).
 COMPATIBLE_TYPES = {
-    "BigIntegerField": {"bigint"},
-    "IntegerField": {"integer", "bigint", "smallint"},
-    "ForeignKey": {"integer", "bigint", "smallint"},
-    "CharField": {"character varying", "text", "character"},
-    "TextField": {"text", "character varying"},
-    "DecimalField": {"numeric", "double precision", "real", "integer", "bigint"},
-    "DateTimeField": {"timestamp with time zone", "timestamp without time zone", "date"},
+    "BigIntegerField": INTEGER_TYPES,
+    "IntegerField": INTEGER_TYPES,
+    "ForeignKey": INTEGER_TYPES,
+    "CharField": TEXT_TYPES,
+    "TextField": TEXT_TYPES,
+    "DecimalField": NUMBER_TYPES,
+    "DateTimeField": MOMENT_TYPES,
     "VectorField": {"USER-DEFINED"},
     "SearchVectorField": {"tsvector"},
 }
@@ -48,15 +53,70 @@ def _columns(cursor: Any, table: str) -> dict[str, str]:
     return dict(cursor.fetchall())
 
 
-def run_checks(alias: str = "listings") -> list[Check]:
+def run_checks(alias: str = "listings", *, interfaces: bool = True) -> list[Check]:
+    """The catalog checks, then the configured embedder, then (with `interfaces`) every tool,
+    resource and admin page run read-only against the database."""
     checks: list[Check] = []
     try:
         with connections[alias].cursor() as cursor:
             checks += _run(cursor)
     except DatabaseError:
         checks.append(Check("connection", "fail", "the listings database is not reachable"))
+        return checks
     finally:
-        connections[alias].close()
+        # Back to the pool (not inside a caller's transaction: a test's, say).
+        if not connections[alias].in_atomic_block:
+            connections[alias].close()
+    checks.append(_embedder_probe())
+    if interfaces:
+        from .probes import interface_checks
+
+        checks += interface_checks()
+    return checks
+
+
+def _embedder_probe() -> Check:
+    """Embed a probe text with the configured embedder: Ollama down gives the message the
+    tools give as embedding_unavailable."""
+    from .embedders import get_embedder
+    from .errors import SearchError
+
+    embedder = get_embedder()
+    try:
+        embedder.verify_sync()
+    except SearchError as exc:
+        return Check("embedder probe", "fail", exc.message)
+    except Exception as exc:  # noqa: BLE001 - reported by type, never with internals
+        return Check("embedder probe", "fail", f"failed ({type(exc).__name__})")
+    return Check("embedder probe", "ok", f"{embedder.name} embeds {embedder.dimension}-d vectors")
+
+
+def _share(part: int, total: int) -> float:
+    return part / total if total else 0.0
+
+
+def _coverage(total: int, embedded: int, indexed: int, no_status: int) -> list[Check]:
+    checks = []
+    for name, count, what in (
+        ("embedding coverage", embedded, "have embeddings (semantic search)"),
+        ("search_vector coverage", indexed, "have a search_vector (full-text search)"),
+    ):
+        share = _share(count, total)
+        checks.append(
+            Check(
+                name,
+                "ok" if share >= 0.9 else "warn",
+                f"{count} of {total} listings ({share:.1%}) {what}",
+            )
+        )
+    share = _share(no_status, total)
+    checks.append(
+        Check(
+            "listing_status NULL",
+            "warn" if no_status else "ok",
+            f"{no_status} of {total} listings ({share:.1%}) have no listing_status",
+        )
+    )
     return checks
 
 
@@ -180,16 +240,26 @@ def _run(cursor: Any) -> list[Check]:
         )
     )
 
-    cursor.execute("SELECT count(*), count(embedding) FROM property_listings")
-    total, embedded = cursor.fetchone()
-    share = embedded / total if total else 0.0
+    cursor.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+    row = cursor.fetchone()
+    superuser = bool(row and row[0])
     checks.append(
         Check(
-            "embedding coverage",
-            "ok" if share >= 0.9 else "warn",
-            f"{embedded} of {total} listings ({share:.1%}) have embeddings",
+            "superuser",
+            "warn" if superuser else "ok",
+            "the role is a superuser: it can turn read-only off and read any table; "
+            "use a SELECT-only role (see README)"
+            if superuser
+            else "the role is not a superuser",
         )
     )
+
+    cursor.execute(
+        "SELECT count(*), count(embedding), count(search_vector), "
+        "count(*) FILTER (WHERE listing_status IS NULL) FROM property_listings"
+    )
+    total, embedded, indexed, no_status = cursor.fetchone()
+    checks += _coverage(total, embedded, indexed, no_status)
 
     from .embedders import get_embedder
     from .search import stored_embedder

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from listings.checks import run_checks
+
+from ._output import printable
 
 MARKS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 
@@ -14,13 +16,23 @@ MARKS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 class Command(BaseCommand):
     help = (
         "Check tables and columns, vector dimension, HNSW and GIN indexes, the text search "
-        "configuration, read-only sessions, pgvector and embedding coverage."
+        "configuration, read-only sessions and role, pgvector, embedding and search_vector "
+        "coverage, the configured embedder; then run every tool, resource and admin page "
+        "read-only against the database and report what failed."
     )
 
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--catalog-only",
+            action="store_true",
+            help="only the catalog checks and the embedder, not the tools and pages",
+        )
+
     def handle(self, *args: Any, **options: Any) -> None:
-        checks = run_checks()
+        checks = run_checks(interfaces=not options["catalog_only"])
         for check in checks:
-            self.stdout.write(f"[{MARKS[check.status]}] {check.name}: {check.detail}")
+            line = f"[{MARKS[check.status]}] {check.name}: {check.detail}"
+            self.stdout.write(printable(line))
         failed = [check.name for check in checks if check.status == "fail"]
         if failed:
             raise CommandError(f"{len(failed)} check(s) failed: {', '.join(failed)}")
