@@ -122,6 +122,8 @@ def manage(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProces
         "DJANGO_SETTINGS_MODULE": "tests.settings",
         "DATABASE_URL": f"sqlite:///{default}",
         "LOG_LEVEL": "WARNING",
+        # A new connection loads the hunspell dictionary: seconds on a busy machine.
+        "DB_POOL_TIMEOUT_SEC": "60",
         **env,
     }
     if not default.exists():

@@ -46,6 +46,7 @@ def run_python(code: str, tmp_path: Path, **env: str) -> subprocess.CompletedPro
             "SECRET_KEY": "settings-test",
             "EMBEDDER": "offline",
             "QUERY_TIMEOUT_SEC": "10",
+            "DB_POOL_TIMEOUT_SEC": "60",
             **env,
         },
         capture_output=True,

@@ -41,6 +41,7 @@ def production_server(listings_db, tmp_path_factory) -> Iterator[tuple[str, Path
         "MCP_PORT": str(port),
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
+        "DB_POOL_TIMEOUT_SEC": "60",
     }
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
