@@ -11,8 +11,9 @@ HOSTILE = "Квартира\x07 \u202eабв\x1b[31m червона\x1b[0m 👨�
 
 
 def card(**fields) -> ListingCard:
-    base = dict.fromkeys(ListingCard.model_fields, None)
-    base.update(id=7, snippet_truncated=False, **fields)
+    required = [name for name, field in ListingCard.model_fields.items() if field.is_required()]
+    base = dict.fromkeys(required, None)
+    base.update(id=7, **fields)
     return ListingCard(**base)
 
 
