@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import statistics
 import subprocess
 import sys
 import time
@@ -39,8 +38,12 @@ def _serve(workers: int, log) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("serve did not start")
 
 
-def _kept_alive_median_ms(url: str) -> float:
-    """Median latency of back-to-back requests on one kept-alive connection."""
+def _kept_alive_fastest_ms(url: str) -> float:
+    """The fastest of back-to-back requests on one kept-alive connection.
+
+    The fastest, not the median: on a busy machine any request can be slow, but Nagle's
+    algorithm with the client's delayed ACK makes every one of them wait ~40 ms.
+    """
     timings = []
     with httpx.Client(base_url=url, timeout=10) as client:
         client.get("/health")
@@ -48,20 +51,20 @@ def _kept_alive_median_ms(url: str) -> float:
             started = time.perf_counter()
             assert client.get("/health").status_code == 200
             timings.append((time.perf_counter() - started) * 1000)
-    return statistics.median(timings)
+    return min(timings)
 
 
 @pytest.mark.usefixtures("listings_db")
 def test_two_workers_answer_a_kept_alive_client_as_fast_as_one(tmp_path):
-    medians = {}
+    fastest = {}
     for workers in (1, 2):
         with (tmp_path / f"serve-{workers}.log").open("w") as log:
             process, url = _serve(workers, log)
             try:
-                medians[workers] = _kept_alive_median_ms(url)
+                fastest[workers] = _kept_alive_fastest_ms(url)
             finally:
                 process.send_signal(signal.SIGTERM)
                 process.wait(60)
     # Without TCP_NODELAY on the shared listening socket every response waited for the
-    # client's delayed ACK: ~40 ms against ~2 ms for one worker.
-    assert medians[2] < medians[1] + 20, medians
+    # client's delayed ACK: the fastest of 30 took 52 ms with two workers, 12 ms with one.
+    assert fastest[2] < fastest[1] + 25, fastest
