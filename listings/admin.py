@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 from django import forms
 from django.conf import settings
 from django.contrib import admin, messages
+from django.contrib.admin.options import IncorrectLookupParameters
 from django.contrib.admin.views.main import ORDER_VAR, ChangeList
 from django.core.cache import cache
 from django.core.exceptions import PermissionDenied
@@ -34,12 +35,11 @@ from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from . import search
+from . import search, vocabulary
 from .errors import NotFound, SearchError
 from .models import (
     SERVICE_FIELDS,
     DealType,
-    ListingStatus,
     PropertyListing,
     PropertyType,
 )
@@ -235,6 +235,64 @@ class PropertyTypeFilter(admin.SimpleListFilter):
         return queryset
 
 
+# --- enum columns as data_collector writes them ---------------------------------------------
+
+NULL_CHOICE = "unknown"
+NULL_LABEL = "не вказано"
+EMPTY = "—"
+
+
+def enum_label(column: str, value: str | None) -> str | None:
+    """A documented value by its Ukrainian label, a synonym by the label of what it means
+    (with the raw value), anything else as itself; None (NULL) is left to the admin's "—"."""
+    if value is None:
+        return None
+    choices = dict(vocabulary.ENUM_CHOICES[column].choices)
+    if value in choices:
+        return str(choices[value])
+    target = vocabulary.canonical(column, value)
+    if target is None:
+        return value
+    return f"{choices[target]} ({value})"
+
+
+class VocabularyFilter(admin.SimpleListFilter):
+    """A sidebar filter over the values the column really holds: the documented ones (each
+    also matching its synonyms present), the others as they are, and NULL."""
+
+    column = ""
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        vocab = search.live_vocabulary()
+        present = vocab.present.get(self.column, {})
+        documented = [
+            (str(value), str(label))
+            for value, label in vocabulary.ENUM_CHOICES[self.column].choices
+        ]
+        others = [
+            (value, value) for value in present if vocabulary.canonical(self.column, value) is None
+        ]
+        null = [(NULL_CHOICE, NULL_LABEL)] if vocab.nulls.get(self.column) else []
+        return documented + others + null
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        if not value:
+            return queryset
+        if value == NULL_CHOICE:
+            return queryset.filter(**{f"{self.column}__isnull": True})
+        try:
+            return queryset.filter(search.filter_condition(self.column, value))
+        except SearchError as exc:
+            raise IncorrectLookupParameters(exc.message) from None
+
+
+def _vocabulary_filter(column: str) -> type[VocabularyFilter]:
+    field = cast(Any, PropertyListing._meta.get_field(column))
+    attributes = {"title": str(field.verbose_name), "parameter_name": column, "column": column}
+    return type(f"{column.title().replace('_', '')}Filter", (VocabularyFilter,), attributes)
+
+
 class RoomsFilter(admin.SimpleListFilter):
     title = "кількість кімнат"
     parameter_name = "rooms_count"
@@ -390,23 +448,24 @@ class PropertyListingAdmin(ReadOnlyAdmin):
         "property_type",
         "city",
         "district",
-        "deal_type",
+        "deal_type_label",
         "price_display",
         "rooms_count",
         "area_display",
-        "listing_status",
+        "listing_status_label",
         "published",
     )
+    empty_value_display = EMPTY
     list_display_links = ("id", "title")
     sortable_by = ("id", "price_display", "area_display", "published")
     ordering = ("-id",)
     list_filter = (
-        "deal_type",
-        "listing_status",
+        _vocabulary_filter("deal_type"),
+        _vocabulary_filter("listing_status"),
         CityFilter,
         PropertyTypeFilter,
-        "building_type",
-        "renovation_status",
+        _vocabulary_filter("building_type"),
+        _vocabulary_filter("renovation_status"),
         RoomsFilter,
     )
     list_select_related = ("property_type",)
@@ -428,8 +487,8 @@ class PropertyListingAdmin(ReadOnlyAdmin):
                     "id",
                     "title",
                     "property_type",
-                    "deal_type",
-                    "listing_status",
+                    "deal_type_label",
+                    "listing_status_label",
                     "publish_date_display",
                     "archived_at_display",
                     "description",
@@ -446,7 +505,7 @@ class PropertyListingAdmin(ReadOnlyAdmin):
                     "district",
                     "address_raw",
                     "metro_station",
-                    "metro_distance_type",
+                    "metro_distance_type_label",
                     "metro_distance_meters",
                 )
             },
@@ -461,17 +520,24 @@ class PropertyListingAdmin(ReadOnlyAdmin):
                     "kitchen_area",
                     "floor",
                     "floors_count",
-                    "layout_type",
-                    "building_type",
+                    "layout_type_label",
+                    "building_type_label",
                     "building_year",
-                    "renovation_status",
-                    "bathroom_type",
+                    "renovation_status_label",
+                    "bathroom_type_label",
                 )
             },
         ),
         (
             "Зручності",
-            {"fields": ("balcony_count", "parking_type", "heating_type", "window_view")},
+            {
+                "fields": (
+                    "balcony_count",
+                    "parking_type_label",
+                    "heating_type_label",
+                    "window_view_label",
+                )
+            },
         ),
         (
             "Джерело і контакти",
@@ -484,6 +550,7 @@ class PropertyListingAdmin(ReadOnlyAdmin):
         "source_link",
         "publish_date_display",
         "archived_at_display",
+        *(f"{column}_label" for column in vocabulary.ENUM_CHOICES),
     )
 
     def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
@@ -498,7 +565,9 @@ class PropertyListingAdmin(ReadOnlyAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
         queryset = cast(PropertyListingQuerySet, super().get_queryset(request))
         # normalised_price sorts the price column across currencies, as search.py does.
-        return queryset.defer(*SERVICE_FIELDS).with_price_in("USD", settings.EXCHANGE_RATES)
+        return queryset.defer(*SERVICE_FIELDS).with_price_in(
+            "USD", settings.EXCHANGE_RATES, search.live_vocabulary()
+        )
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return ListingChangeList
@@ -640,6 +709,21 @@ class PropertyListingAdmin(ReadOnlyAdmin):
         return TemplateResponse(request, SEMANTIC_TEMPLATE, context)
 
 
+def _enum_display(column: str) -> Callable[[Any, PropertyListing], str | None]:
+    field = cast(Any, PropertyListing._meta.get_field(column))
+
+    def show(model_admin: Any, obj: PropertyListing) -> str | None:
+        return enum_label(column, getattr(obj, column))
+
+    show.__name__ = f"{column}_label"
+    return admin.display(description=str(field.verbose_name), ordering=column)(show)
+
+
+# Enum columns show what they hold: a value outside the documented ones as itself, not "—".
+for _column in vocabulary.ENUM_CHOICES:
+    setattr(PropertyListingAdmin, f"{_column}_label", _enum_display(_column))
+
+
 def _with_defaults(query: QueryDict) -> QueryDict:
     data = query.copy()
     if not data.get("mode"):
@@ -650,16 +734,14 @@ def _with_defaults(query: QueryDict) -> QueryDict:
 
 
 def _result_rows(page: search.SearchPage) -> list[dict[str, Any]]:
-    deals = dict(DealType.choices)
-    statuses = dict(ListingStatus.choices)
     return [
         {
             "card": card,
             "url": reverse("admin:listings_propertylisting_change", args=[card.id]),
             "price": format_price(card.price, card.currency),
             "area": format_area(card.total_area),
-            "deal": deals.get(card.deal_type or "", card.deal_type),
-            "status": statuses.get(card.listing_status or "", card.listing_status),
+            "deal": enum_label("deal_type", card.deal_type),
+            "status": enum_label("listing_status", card.listing_status),
         }
         for card in page.listings
     ]

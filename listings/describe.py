@@ -12,6 +12,7 @@ from django.db import connections, models
 from . import capabilities
 from .filters import Filters
 from .models import SERVICE_FIELDS, PropertyListing, PropertyType
+from .vocabulary import FILTERED_ENUMS, NULL_STATUS_POLICY, Vocabulary
 
 ENUM_COLUMNS = (
     "deal_type",
@@ -90,19 +91,12 @@ def _columns() -> list[dict[str, Any]]:
 
 
 def _live_facts() -> dict[str, Any]:
-    """Enum values actually present, cities, property types (cached)."""
+    """Cities and property types (cached); enum values come from search.live_vocabulary."""
     now = time.monotonic()
     with _live_lock:
         if _live_cache.get("expires", 0.0) > now:
             return dict(_live_cache["facts"])
-    present: dict[str, dict[str, int]] = {}
     with connections["listings"].cursor() as cursor:
-        for column in ENUM_COLUMNS:
-            cursor.execute(
-                f"SELECT {column}, count(*) FROM property_listings "  # noqa: S608 - whitelisted names
-                f"WHERE {column} IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT {TOP_VALUES}"
-            )
-            present[column] = {str(value): int(count) for value, count in cursor.fetchall()}
         cursor.execute(
             "SELECT city, count(*) FROM property_listings WHERE city IS NOT NULL "
             "GROUP BY 1 ORDER BY 2 DESC LIMIT %s",
@@ -114,7 +108,6 @@ def _live_facts() -> dict[str, Any]:
         for t in PropertyType.objects.all().order_by("id")
     ]
     facts = {
-        "present": present,
         "cities": cities,
         "property_types": types,
     }
@@ -123,33 +116,67 @@ def _live_facts() -> dict[str, Any]:
     return facts
 
 
-def _filters() -> dict[str, Any]:
+def _enum(described: dict[str, Any]) -> dict[str, Any]:
+    """One enum column: at most TOP_VALUES of the values present (most frequent first)."""
+    present = dict(list(described["present"].items())[:TOP_VALUES])
+    maps_to = {value: described["maps_to"][value] for value in present}
+    return described | {"present": present, "maps_to": maps_to}
+
+
+def _currencies(vocab: Vocabulary) -> dict[str, Any]:
+    present = vocab.present.get("currency", {})
+    return {
+        "meaning": "how the currency column's spellings count in price filters, sorting and "
+        "stats (case and spaces ignored); a price in a currency that maps to nothing (null) is "
+        "left out of them and counted in prices_left_out",
+        "aliases": dict(sorted(vocab.aliases.items())),
+        "present": dict(present),
+        "maps_to": {raw: vocab.currency_of(raw) for raw in present},
+        "null_count": vocab.nulls.get("currency", 0),
+        "null_currency_means": vocab.null_currency,
+        "priced_rows_left_out": vocab.prices_without_currency(),
+    }
+
+
+def _filters(vocab: Vocabulary) -> dict[str, Any]:
     described = {}
     for name, info in Filters.model_fields.items():
-        annotation = str(info.annotation).replace("typing.", "").replace("datetime.", "")
+        annotation = getattr(info.annotation, "__name__", None) or str(info.annotation)
+        annotation = annotation.replace("typing.", "").replace("datetime.", "")
         described[name] = {
             "type": annotation,
             "description": info.description,
             **({"default": info.default} if info.default is not None else {}),
         }
+        if name in FILTERED_ENUMS:
+            # Besides these, the synonyms listed under enums.
+            described[name]["allowed_values"] = vocab.allowed(name)
     return described
 
 
 def describe_schema() -> dict[str, Any]:
     from .embedders import get_embedder
-    from .search import DISTANCE_METRICS, GROUP_BY, MAX_OFFSET, RRF_K, SORT_ORDERS, stored_embedder
+    from .search import (
+        DISTANCE_METRICS,
+        GROUP_BY,
+        MAX_OFFSET,
+        RRF_K,
+        SORT_ORDERS,
+        live_vocabulary,
+        stored_embedder,
+    )
 
     facts = _live_facts()
     embedder = get_embedder()
-    enums = {
-        column["name"]: {
-            "documented": list(column["documented_values"]),
-            "present": facts["present"].get(column["name"], {}),
-        }
-        for column in _columns()
-        if "documented_values" in column
+    vocab = live_vocabulary()
+    enums: dict[str, Any] = {
+        name: _enum(vocab.describe(name)) for name in ENUM_COLUMNS if name != "currency"
     }
     found = capabilities.current()
+    enums["listing_status"]["null_policy"] = NULL_STATUS_POLICY
+    for column in _columns():
+        if column["name"] in enums:
+            enums[column["name"]]["labels"] = column["documented_values"]
     return {
         "table": "property_listings",
         "language": "Ukrainian: listing text is Ukrainian; translate queries into Ukrainian "
@@ -158,7 +185,7 @@ def describe_schema() -> dict[str, Any]:
         "enums": enums,
         "cities": facts["cities"],
         "property_types": facts["property_types"],
-        "filters": _filters(),
+        "filters": _filters(vocab),
         "sort_orders": list(SORT_ORDERS),
         "distance_metrics": list(DISTANCE_METRICS),
         "stats_group_by": list(GROUP_BY),
@@ -172,6 +199,7 @@ def describe_schema() -> dict[str, Any]:
             "convert through these",
             "rates": dict(settings.EXCHANGE_RATES),
         },
+        "currencies": _currencies(vocab),
         "embedding": embedder.describe() | {"stored_vectors_made_by": stored_embedder()},
         "full_text": {
             "config": found.fts_config,

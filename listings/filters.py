@@ -5,18 +5,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from datetime import date
-from typing import Any, Literal
+from typing import Any
 
+from django.conf import settings
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from . import vocabulary
 from .errors import InvalidArgument
 from .models import BuildingType, Currency, DealType, ListingStatus, RenovationStatus
-
-DealTypeValue = Literal["sale", "rent_long", "rent_short"]
-StatusValue = Literal["active", "sold", "rented", "removed", "archived", "any"]
-CurrencyValue = Literal["USD", "EUR", "UAH"]
-BuildingTypeValue = Literal["brick", "panel", "monolith", "gas_block", "wood"]
-RenovationValue = Literal["cosmetic", "euro", "designer", "none", "construction"]
+from .vocabulary import STATUS_ANY, STATUS_UNKNOWN, Vocabulary
 
 MAX_TEXT_FILTER = 200
 MAX_NUMBER = 1e12
@@ -37,22 +34,32 @@ class Filters(BaseModel):
     metro_station: str | None = Field(
         None, description="Metro station in Ukrainian, e.g. 'Лук'янівська'."
     )
-    deal_type: DealTypeValue | None = Field(
-        None, description="sale, rent_long (monthly rent) or rent_short (daily rent)."
+    # Enum filters are plain strings here: the values present in the database and the
+    # synonyms are checked in the search layer (resolve_filters), which may read the database.
+    deal_type: str | None = Field(
+        None,
+        description="sale, rent_long (monthly rent) or rent_short (daily rent); values present "
+        "in the database and synonyms (describe_schema) are accepted too.",
+        examples=DealType.values,
     )
     property_type_id: int | None = Field(None, ge=1, description="Property type id.")
     property_type: str | None = Field(
         None, description="Property type slug, e.g. 'apartment', 'house' (see describe_schema)."
     )
-    listing_status: StatusValue = Field(
-        "active", description="Listing status; default 'active'; 'any' lifts the filter."
+    listing_status: str = Field(
+        "active",
+        description="active, sold, rented, removed or archived; default 'active', which also "
+        "keeps listings with no recorded status; 'unknown': only those; 'any' lifts the filter.",
+        examples=[*ListingStatus.values, STATUS_ANY, STATUS_UNKNOWN],
     )
     min_price: float | None = Field(None, ge=0, description="Lowest price, in `currency`.")
     max_price: float | None = Field(None, ge=0, description="Highest price, in `currency`.")
-    currency: CurrencyValue = Field(
+    currency: str = Field(
         "USD",
-        description="Currency of min_price/max_price; listings in every currency match "
-        "through the exchange rates in describe_schema.",
+        description="Currency of min_price/max_price: USD, EUR or UAH (spellings such as грн, "
+        "$, € too); listings in every currency match through the exchange rates in "
+        "describe_schema.",
+        examples=Currency.values,
     )
     rooms_count: int | None = Field(None, ge=0, le=100, description="Exact number of rooms.")
     min_rooms: int | None = Field(None, ge=0, le=100, description="At least this many rooms.")
@@ -63,17 +70,31 @@ class Filters(BaseModel):
     min_floor: int | None = Field(None, ge=-5, le=200, description="Lowest floor.")
     max_floor: int | None = Field(None, ge=-5, le=200, description="Highest floor.")
     has_balcony: bool | None = Field(None, description="true: at least one balcony; false: none.")
-    building_type: BuildingTypeValue | None = Field(
-        None, description="brick, panel, monolith, gas_block or wood."
+    building_type: str | None = Field(
+        None,
+        description="brick, panel, monolith, gas_block or wood (or a value present, a synonym).",
+        examples=BuildingType.values,
     )
-    renovation_status: RenovationValue | None = Field(
-        None, description="cosmetic, euro, designer, none or construction."
+    renovation_status: str | None = Field(
+        None,
+        description="cosmetic, euro, designer, none or construction (or a value present, a "
+        "synonym: 'euro' also matches 'euro_repair', 'Євроремонт').",
+        examples=RenovationStatus.values,
     )
     published_after: date | None = Field(
         None, description="Only listings published on or after this date (YYYY-MM-DD)."
     )
 
-    @field_validator("city", "district", "metro_station", "property_type")
+    @field_validator(
+        "city",
+        "district",
+        "metro_station",
+        "property_type",
+        "deal_type",
+        "listing_status",
+        "building_type",
+        "renovation_status",
+    )
     @classmethod
     def _clean_text(cls, value: str | None) -> str | None:
         if value is None:
@@ -86,6 +107,16 @@ class Filters(BaseModel):
         if any(ord(ch) < 32 for ch in value):
             raise ValueError("must not contain control characters")
         return value
+
+    @field_validator("currency")
+    @classmethod
+    def _currency(cls, value: str) -> str:
+        codes = list(settings.EXCHANGE_RATES)
+        aliases = vocabulary.currency_aliases(settings.CURRENCY_ALIASES, codes)
+        code = vocabulary.currency_code(value, aliases)
+        if code is None:
+            raise ValueError(vocabulary.CURRENCY_NOT_ALLOWED.format(allowed=", ".join(codes)))
+        return code
 
     @field_validator("min_price", "max_price", "min_area", "max_area")
     @classmethod
@@ -123,7 +154,7 @@ FILTER_NAMES: tuple[str, ...] = tuple(Filters.model_fields)
 # The documented enums (kept in sync with the model choices by a test).
 ENUMS_FROM_MODELS = {
     "deal_type": DealType.values,
-    "listing_status": [*ListingStatus.values, "any"],
+    "listing_status": [*ListingStatus.values, STATUS_ANY, STATUS_UNKNOWN],
     "currency": Currency.values,
     "building_type": BuildingType.values,
     "renovation_status": RenovationStatus.values,
@@ -144,6 +175,24 @@ def explain_filter_error(error: Mapping[str, Any]) -> str:
         return BAD_FILTER_VALUE.format(key=key, problem=f"must be one of {allowed}")
     problem = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
     return BAD_FILTER_VALUE.format(key=key, problem=problem[:1].lower() + problem[1:])
+
+
+def resolve_filters(filters: Filters, vocab: Vocabulary) -> Filters:
+    """Enum filters checked against the live vocabulary and put in their documented form
+    ("Євроремонт" -> "euro"); raises InvalidArgument naming the allowed values."""
+    resolved: dict[str, str] = {}
+    for name in vocabulary.FILTERED_ENUMS:
+        value = getattr(filters, name)
+        if value is None:
+            continue
+        if name == "listing_status" and vocabulary.key(value) in {STATUS_ANY, STATUS_UNKNOWN}:
+            resolved[name] = vocabulary.key(value)
+            continue
+        try:
+            resolved[name] = vocab.resolve(name, value)
+        except ValueError as exc:
+            raise InvalidArgument(BAD_FILTER_VALUE.format(key=name, problem=str(exc))) from None
+    return filters.model_copy(update=resolved)
 
 
 def parse_filters(raw: Filters | Mapping[str, Any] | None) -> Filters:

@@ -22,6 +22,7 @@ from pgvector.django import CosineDistance, L2Distance, MaxInnerProduct
 
 if TYPE_CHECKING:
     from .filters import Filters
+    from .vocabulary import Vocabulary
 
 CARD_FIELDS: tuple[str, ...] = (
     "id",
@@ -44,12 +45,28 @@ CARD_FIELDS: tuple[str, ...] = (
 )
 
 
-def price_in(currency: str, rates: Mapping[str, float]) -> Case:
+def in_currency(code: str, vocabulary: Vocabulary | None) -> Q:
+    """Rows priced in `code`: every raw spelling of it present (`__in`, no function on the
+    column), and NULL currencies when DEFAULT_CURRENCY is `code`."""
+    if vocabulary is None:
+        return Q(currency=code)
+    condition = Q(currency__in=vocabulary.currency_spellings(code))
+    if vocabulary.null_currency == code:
+        condition |= Q(currency__isnull=True)
+    return condition
+
+
+def price_in(
+    currency: str, rates: Mapping[str, float], vocabulary: Vocabulary | None = None
+) -> Case:
     """The listing's price converted to `currency` (NULL for unknown currencies)."""
     target = rates[currency]
     return Case(
         *(
-            When(currency=code, then=Cast(F("price"), FloatField()) * Value(target / rate))
+            When(
+                in_currency(code, vocabulary),
+                then=Cast(F("price"), FloatField()) * Value(target / rate),
+            )
             for code, rate in rates.items()
         ),
         default=Value(None),
@@ -58,13 +75,17 @@ def price_in(currency: str, rates: Mapping[str, float]) -> Case:
 
 
 def price_bounds(
-    low: float | None, high: float | None, currency: str, rates: Mapping[str, float]
+    low: float | None,
+    high: float | None,
+    currency: str,
+    rates: Mapping[str, float],
+    vocabulary: Vocabulary | None = None,
 ) -> Q:
     """Price bounds in `currency` as one range per listing currency, so the btree index serves."""
     condition = Q()
     for code, rate in rates.items():
         factor = rate / rates[currency]
-        per_currency = Q(currency=code)
+        per_currency = in_currency(code, vocabulary)
         if low is not None:
             per_currency &= Q(price__gte=low * factor)
         if high is not None:
@@ -84,19 +105,48 @@ USABLE_EMBEDDING = Func(
 )
 
 
+def enum_condition(column: str, value: str, vocabulary: Vocabulary | None) -> Q:
+    """Rows whose `column` means `value`: its raw spellings present, as an `__in` list.
+
+    listing_status: 'any' is no condition, 'unknown' only NULL, 'active' also NULL (a status
+    nobody recorded is most likely live).
+    """
+    if column == "listing_status":
+        if value == "any":
+            return Q()
+        if value == "unknown":
+            return Q(listing_status__isnull=True)
+    raw = vocabulary.spellings(column, value) if vocabulary is not None else [value]
+    condition = Q(**{f"{column}__in": raw})
+    if column == "listing_status" and value == "active":
+        condition |= Q(listing_status__isnull=True)
+    return condition
+
+
 class PropertyListingQuerySet(models.QuerySet):
-    def filtered(self, filters: Filters, rates: Mapping[str, float]) -> PropertyListingQuerySet:
+    def filtered(
+        self,
+        filters: Filters,
+        rates: Mapping[str, float],
+        vocabulary: Vocabulary | None = None,
+    ) -> PropertyListingQuerySet:
+        """Rows matching `filters` (resolved: see filters.resolve_filters); `vocabulary`
+        gives the raw spellings of enum values and currencies present in the table."""
         q = Q()
-        for name in ("city", "district", "metro_station", "deal_type", "property_type_id"):
+        for name in ("city", "district", "metro_station", "property_type_id"):
             value = getattr(filters, name)
             if value is not None:
                 q &= Q(**{name: value})
         if filters.property_type is not None:
             q &= Q(property_type__slug=filters.property_type)
-        if filters.listing_status != "any":
-            q &= Q(listing_status=filters.listing_status)
+        for name in ("deal_type", "listing_status", "building_type", "renovation_status"):
+            value = getattr(filters, name)
+            if value is not None:
+                q &= enum_condition(name, value, vocabulary)
         if filters.min_price is not None or filters.max_price is not None:
-            q &= price_bounds(filters.min_price, filters.max_price, filters.currency, rates)
+            q &= price_bounds(
+                filters.min_price, filters.max_price, filters.currency, rates, vocabulary
+            )
         for name, lookup in (
             ("rooms_count", "rooms_count"),
             ("min_rooms", "rooms_count__gte"),
@@ -106,8 +156,6 @@ class PropertyListingQuerySet(models.QuerySet):
             ("floor", "floor"),
             ("min_floor", "floor__gte"),
             ("max_floor", "floor__lte"),
-            ("building_type", "building_type"),
-            ("renovation_status", "renovation_status"),
             ("published_after", "publish_date__date__gte"),
         ):
             value = getattr(filters, name)
@@ -174,8 +222,10 @@ class PropertyListingQuerySet(models.QuerySet):
     def cards(self) -> PropertyListingQuerySet:
         return self.select_related("property_type").only(*CARD_FIELDS)
 
-    def with_price_in(self, currency: str, rates: Mapping[str, float]) -> PropertyListingQuerySet:
-        return self.annotate(normalised_price=price_in(currency, rates))
+    def with_price_in(
+        self, currency: str, rates: Mapping[str, float], vocabulary: Vocabulary | None = None
+    ) -> PropertyListingQuerySet:
+        return self.annotate(normalised_price=price_in(currency, rates, vocabulary))
 
     def sorted_by(self, sort_by: str) -> PropertyListingQuerySet:
         orders: dict[str, list[Any]] = {

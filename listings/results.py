@@ -160,6 +160,12 @@ class SearchPage(BaseModel):
     fts_config: str | None = Field(
         None, description="The text search configuration the full-text part used."
     )
+    prices_left_out: int | None = Field(
+        None,
+        description="With a price filter or price sort: listings matching the other filters "
+        "whose price has a missing or unrecognised currency, so it could not be compared "
+        "(they sort last); see describe_schema: currencies.",
+    )
     listings: list[ListingCard]
     untrusted_content: UntrustedContent = Field(default_factory=UntrustedContent)
 
@@ -214,7 +220,12 @@ class ListingDetail(BaseModel):
 class StatsRow(BaseModel):
     group: str | int | None = Field(None, description="The group's value (absent overall).")
     count: int
-    priced_count: int = Field(description="Listings in the group that have a price.")
+    priced_count: int = Field(
+        description="Listings in the group whose price counts (a price in a known currency)."
+    )
+    prices_left_out: int = Field(
+        0, description="Listings with a price in a missing or unrecognised currency, not counted."
+    )
     min_price: float | None
     median_price: float | None
     max_price: float | None

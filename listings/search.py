@@ -24,7 +24,7 @@ from django.db.models.aggregates import Aggregate, Avg
 
 from vmkproject import telemetry
 
-from . import capabilities
+from . import capabilities, vocabulary
 from .errors import (
     DatabaseUnavailable,
     EmbeddingUnavailable,
@@ -33,9 +33,9 @@ from .errors import (
     QueryTimeout,
     SearchError,
 )
-from .filters import Filters, parse_filters
+from .filters import Filters, parse_filters, resolve_filters
 from .models import PropertyListing
-from .querysets import PropertyListingQuerySet, price_in
+from .querysets import PropertyListingQuerySet, enum_condition, price_in
 from .results import (
     CARD_TEXT_LIMITS,
     DETAIL_SHORT_TEXT_LIMIT,
@@ -105,6 +105,10 @@ POOL_BUSY = (
 )
 MIXED_DEALS_WARNING = (
     "Sale and rent prices are mixed in these figures; filter or group by deal_type."
+)
+PRICES_LEFT_OUT_WARNING = (
+    "{count} listings have a price in a missing or unrecognised currency and are left out of "
+    "the price figures (describe_schema: currencies; the DEFAULT_CURRENCY setting)."
 )
 
 
@@ -231,6 +235,104 @@ def _listing_id(listing_id: Any) -> int:
 
 def _rates() -> Mapping[str, float]:
     return settings.EXCHANGE_RATES
+
+
+# --- the vocabulary the table really holds -------------------------------------------------
+
+VOCABULARY_COLUMNS = (*vocabulary.ENUM_CHOICES, "currency")
+
+
+def _vocabulary_sql() -> str:
+    """Every enum column's values with counts (NULL too), and the currencies of priced rows,
+    in one scan: one grouping set per column."""
+    columns = ", ".join(f"{name}::text AS {name}" for name in VOCABULARY_COLUMNS)
+    flags = ", ".join(f"GROUPING({name})" for name in VOCABULARY_COLUMNS)
+    sets = ", ".join(
+        f"({name})" if name != "currency" else "(currency, priced)" for name in VOCABULARY_COLUMNS
+    )
+    values = ", ".join(VOCABULARY_COLUMNS)
+    return (
+        f"SELECT {flags}, {values}, priced, count(*) FROM ("  # noqa: S608 - fixed names
+        f"SELECT {columns}, price IS NOT NULL AS priced FROM property_listings) AS t "
+        f"GROUP BY GROUPING SETS ({sets})"
+    )
+
+
+def _read_vocabulary() -> vocabulary.Vocabulary:
+    present: dict[str, dict[str, int]] = {name: {} for name in VOCABULARY_COLUMNS}
+    nulls: dict[str, int] = dict.fromkeys(VOCABULARY_COLUMNS, 0)
+    priced: dict[str | None, int] = {}
+    width = len(VOCABULARY_COLUMNS)
+    try:
+        with _database(), connections[LISTINGS].cursor() as cursor:
+            cursor.execute(_vocabulary_sql())
+            rows = cursor.fetchall()
+    except DatabaseError:
+        # A table without one of these columns: the documented values still work.
+        logger.warning("the values present in property_listings could not be read")
+        rows = []
+    for row in rows:
+        flags, values, is_priced, count = row[:width], row[width : 2 * width], row[-2], row[-1]
+        name = VOCABULARY_COLUMNS[flags.index(0)]
+        value = values[flags.index(0)]
+        if name == "currency" and is_priced:
+            priced[value] = priced.get(value, 0) + int(count)
+        if value is None:
+            nulls[name] += int(count)
+        else:
+            present[name][str(value)] = present[name].get(str(value), 0) + int(count)
+    ordered = {
+        name: dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+        for name, found in present.items()
+    }
+    return vocabulary.Vocabulary(
+        present=ordered,
+        nulls=nulls,
+        priced_currencies=priced,
+        aliases=vocabulary.currency_aliases(settings.CURRENCY_ALIASES, list(_rates())),
+        null_currency=settings.DEFAULT_CURRENCY or None,
+    )
+
+
+def live_vocabulary() -> vocabulary.Vocabulary:
+    """The enum values and currency spellings present in the table (re-read once a minute)."""
+    found: vocabulary.Vocabulary = _for_a_minute("vocabulary", _read_vocabulary)
+    return found
+
+
+def _resolved(raw: Filters | Mapping[str, Any] | None) -> Filters:
+    """Untrusted filters validated, their enum values checked against the live vocabulary."""
+    return resolve_filters(parse_filters(raw), live_vocabulary())
+
+
+def _filtered(filters: Filters) -> PropertyListingQuerySet:
+    return PropertyListing.objects.filtered(filters, _rates(), live_vocabulary())
+
+
+def filter_condition(column: str, value: str) -> Q:
+    """The condition of one enum filter (for the admin's sidebar): the same resolution and
+    the same raw spellings as the tools' filters; raises InvalidArgument for a bad value."""
+    resolved = resolve_filters(parse_filters({column: value}), live_vocabulary())
+    return enum_condition(column, str(getattr(resolved, column)), live_vocabulary())
+
+
+def _prices_left_out(filters: Filters, sort_by: str | None = None) -> int | None:
+    """With a price bound or a price sort: how many listings matching the other filters have
+    a price that could not be used (currency NULL or unrecognised); None otherwise."""
+    priced_filter = filters.min_price is not None or filters.max_price is not None
+    if not priced_filter and sort_by not in {"price_asc", "price_desc"}:
+        return None
+    vocab = live_vocabulary()
+    if not vocab.prices_without_currency():
+        return 0
+    unusable = vocab.unusable_currencies()
+    condition = Q(currency__in=[raw for raw in unusable if raw is not None])
+    if None in unusable:
+        condition |= Q(currency__isnull=True)
+    unbounded = filters.model_copy(update={"min_price": None, "max_price": None})
+    with _database():
+        count, _ = capped_count(_filtered(unbounded).filter(condition, price__isnull=False))
+    return count
 
 
 # --- embeddings ----------------------------------------------------------------------------
@@ -424,7 +526,7 @@ def _neighbours(
     loses recall. Otherwise the HNSW index ranks them, with iterative scans so the page still
     fills; should the scan stop short of a full page anyway, the exact scan runs instead.
     """
-    base = PropertyListing.objects.filtered(filters, _rates()).with_embedding()
+    base = _filtered(filters).with_embedding()
     if exclude_id is not None:
         base = base.exclude(id=exclude_id)
     ranked = base.nearest(vector)
@@ -532,6 +634,7 @@ def _vector_page(
         filters=filters.active(),
         distance_metric=metric,
         index_used=path,
+        prices_left_out=_prices_left_out(filters),
         listings=cards,
     )
 
@@ -573,7 +676,7 @@ def semantic_search(
     text = _clean_query(query, required=True)
     assert text is not None
     limit, offset = _page(limit, offset)
-    parsed = parse_filters(filters)
+    parsed = _resolved(filters)
     metric = _check_metric(distance_metric)
     threshold = _check_min_similarity(min_similarity)
     vector = _embed(text)
@@ -604,7 +707,7 @@ def similar_to_listing(
     """
     listing_id = _listing_id(listing_id)
     limit, offset = _page(limit, offset)
-    parsed = parse_filters(filters)
+    parsed = _resolved(filters)
     with _database():
         rows = list(PropertyListing.objects.filter(id=listing_id).values_list("embedding"))
     if not rows:
@@ -710,7 +813,7 @@ def _text_ranked(
     """
     matched, mode = _matching_text(
         text,
-        PropertyListing.objects.filtered(filters, _rates()),
+        _filtered(filters),
         any_word_fallback=any_word_fallback,
     )
     qs = matched
@@ -725,7 +828,7 @@ def _text_ranked(
     elif sort_by == "relevance":
         sort_by = "date_desc"
     if sort_by in {"price_asc", "price_desc"}:
-        qs = qs.with_price_in("USD", _rates())
+        qs = qs.with_price_in("USD", _rates(), live_vocabulary())
     return qs.sorted_by(sort_by), matched, mode
 
 
@@ -744,14 +847,14 @@ def fulltext_search(
     """
     text = _clean_query(query, required=False)
     limit, offset = _page(limit, offset)
-    parsed = parse_filters(filters)
+    parsed = _resolved(filters)
     if sort_by not in SORT_ORDERS:
         raise InvalidArgument(SORT_UNKNOWN)
     if text is None:
         order = "date_desc" if sort_by == "relevance" else sort_by
-        qs = PropertyListing.objects.filtered(parsed, _rates())
+        qs = _filtered(parsed)
         if order in {"price_asc", "price_desc"}:
-            qs = qs.with_price_in("USD", _rates())
+            qs = qs.with_price_in("USD", _rates(), live_vocabulary())
         qs = counted = qs.sorted_by(order)
         mode = "filter"
     else:
@@ -778,6 +881,7 @@ def fulltext_search(
         filters=parsed.active(),
         sort_by=sort_by,
         fts_config=None if text is None else _fts_config(),
+        prices_left_out=_prices_left_out(parsed, sort_by),
         listings=cards,
     )
 
@@ -808,7 +912,7 @@ def hybrid_search(
     text = _clean_query(query, required=True)
     assert text is not None
     limit, offset = _page(limit, offset)
-    parsed = parse_filters(filters)
+    parsed = _resolved(filters)
     candidates = min(max(50, 2 * (offset + limit)), MAX_CANDIDATES)
     vector = _embed(text)
     neighbours, _, _, _, path = _neighbours(vector, parsed, count=candidates, with_total=False)
@@ -853,6 +957,7 @@ def hybrid_search(
         filters=parsed.active() | {"fulltext_mode": text_mode},
         index_used=path,
         fts_config=_fts_config(),
+        prices_left_out=_prices_left_out(parsed),
         listings=cards,
     )
 
@@ -901,16 +1006,21 @@ def listing_stats(
     currency: str = "USD",
 ) -> StatsResult:
     """Counts and price figures (min, median, max, average, median per m²) in `currency`."""
-    parsed = parse_filters(filters)
+    parsed = _resolved(filters)
     if group_by is not None and group_by not in GROUP_BY:
         raise InvalidArgument(GROUP_BY_UNKNOWN)
-    if currency not in _rates():
+    code = isinstance(currency, str) and vocabulary.currency_code(
+        currency, live_vocabulary().aliases
+    )
+    if not code:
         raise InvalidArgument(CURRENCY_UNKNOWN.format(allowed=", ".join(_rates())))
-    normalised = price_in(currency, _rates())
-    qs = PropertyListing.objects.filtered(parsed, _rates()).annotate(p=normalised)
+    currency = code
+    normalised = price_in(currency, _rates(), live_vocabulary())
+    qs = _filtered(parsed).annotate(p=normalised)
     aggregates = {
         "count": Count("id"),
         "priced_count": Count("p"),
+        "prices_left_out": Count("id", filter=Q(price__isnull=False, p__isnull=True)),
         "min_price": Min("p"),
         "median_price": Median("p"),
         "max_price": Max("p"),
@@ -938,6 +1048,7 @@ def listing_stats(
             group=row.get(group_by) if group_by else None,
             count=row["count"],
             priced_count=row["priced_count"],
+            prices_left_out=row["prices_left_out"],
             **{
                 key: None if row[key] is None else round(float(row[key]), 2)
                 for key in (
@@ -954,6 +1065,9 @@ def listing_stats(
     warnings = []
     if parsed.deal_type is None and group_by != "deal_type":
         warnings.append(MIXED_DEALS_WARNING)
+    left_out = sum(row.prices_left_out for row in groups)
+    if left_out:
+        warnings.append(PRICES_LEFT_OUT_WARNING.format(count=left_out))
     _timing().rows = len(groups)
     return StatsResult(
         currency=currency,

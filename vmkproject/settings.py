@@ -118,6 +118,19 @@ EXCHANGE_RATES: dict[str, float] = {
 }
 if "USD" not in EXCHANGE_RATES:
     raise ImproperlyConfigured("EXCHANGE_RATES must include USD")
+# Currency spellings as scrapers write them ("грн", "$", "у.о.") onto EXCHANGE_RATES codes,
+# as a JSON object merged over the built-in ones (listings.vocabulary.CURRENCY_ALIASES).
+CURRENCY_ALIASES: dict[str, str] = {
+    str(spelling): str(code).upper()
+    for spelling, code in json.loads(env.str("CURRENCY_ALIASES", default="{}")).items()
+}
+if any(code not in EXCHANGE_RATES for code in CURRENCY_ALIASES.values()):
+    raise ImproperlyConfigured("CURRENCY_ALIASES must map spellings onto EXCHANGE_RATES codes")
+# The currency of a price whose currency is NULL; empty: such prices are left out of price
+# filters, sorting and stats (and results say how many).
+DEFAULT_CURRENCY: str = env.str("DEFAULT_CURRENCY", default="").strip().upper()
+if DEFAULT_CURRENCY and DEFAULT_CURRENCY not in EXCHANGE_RATES:
+    raise ImproperlyConfigured("DEFAULT_CURRENCY must be empty or one of the EXCHANGE_RATES codes")
 HNSW_EF_SEARCH: int = env.int("HNSW_EF_SEARCH", default=400)
 # A filter the planner expects to keep less than this share of the listings searches the
 # graph wider (hnsw.ef_search = HNSW_EF_SEARCH_SELECTIVE): recall drops under such filters.
