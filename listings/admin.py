@@ -242,11 +242,12 @@ NULL_LABEL = "не вказано"
 EMPTY = "—"
 
 
-def enum_label(column: str, value: str | None) -> str | None:
+def enum_label(column: str, value: str | None) -> str:
     """A documented value by its Ukrainian label, a synonym by the label of what it means
-    (with the raw value), anything else as itself; None (NULL) is left to the admin's "—"."""
+    (with the raw value), anything else as itself, NULL as "—" (a method's None would show
+    as the text "None" on the detail page)."""
     if value is None:
-        return None
+        return EMPTY
     choices = dict(vocabulary.ENUM_CHOICES[column].choices)
     if value in choices:
         return str(choices[value])
@@ -709,10 +710,10 @@ class PropertyListingAdmin(ReadOnlyAdmin):
         return TemplateResponse(request, SEMANTIC_TEMPLATE, context)
 
 
-def _enum_display(column: str) -> Callable[[Any, PropertyListing], str | None]:
+def _enum_display(column: str) -> Callable[[Any, PropertyListing], str]:
     field = cast(Any, PropertyListing._meta.get_field(column))
 
-    def show(model_admin: Any, obj: PropertyListing) -> str | None:
+    def show(model_admin: Any, obj: PropertyListing) -> str:
         return enum_label(column, getattr(obj, column))
 
     show.__name__ = f"{column}_label"
