@@ -91,7 +91,7 @@ def test_search_listings_filters_and_sorting_from_the_shell():
         ),
         (
             ["search_listings", "x", "--deal-type", "buy"],
-            "invalid_argument: Filter 'deal_type': must be one of sale, rent_long, rent_short.",
+            "invalid_argument: Filter 'deal_type': must be one of sale, rent_long, rent_short (or a synonym listed in describe_schema).",
         ),
         (["similar_listings", "999999999"], "not_found: Listing 999999999 does not exist."),
         (

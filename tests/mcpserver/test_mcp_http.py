@@ -121,7 +121,7 @@ async def test_resources(mcp_server):
             "search_by_metadata",
             {"filters": {"deal_type": "buy"}},
             "invalid_argument",
-            "Filter 'deal_type': must be one of sale, rent_long, rent_short.",
+            "Filter 'deal_type': must be one of sale, rent_long, rent_short (or a synonym listed in describe_schema).",
         ),
         ("search_similar_listings", {}, "invalid_argument", "Missing required argument 'query'."),
         (
