@@ -301,3 +301,36 @@ async def test_instruction_like_text_comes_back_intact_and_marked_untrusted(
         assert "snippet" in page["untrusted_content"]["fields"]
         # Obeying it would be a different call: the server only answered what was asked.
         assert len(page["listings"]) <= 10
+
+
+async def test_enum_filters_take_values_present_synonyms_and_currency_spellings(mcp_server):
+    # Checked in the search layer against the live values, not by the tool's schema.
+    async with Client(mcp_server.mcp_url) as client:
+        odd = await client.call_tool(
+            "search_by_metadata",
+            {"filters": {"building_type": "Cinder_Block", "listing_status": "any"}, "limit": 50},
+        )
+        assert not odd.is_error
+        assert {c["id"] for c in odd.structured_content["listings"]}
+        assert odd.structured_content["filters"]["building_type"] == "cinder_block"
+        synonym = await client.call_tool(
+            "search_by_metadata",
+            {
+                "filters": {
+                    "renovation_status": "Євроремонт",
+                    "max_price": 2000000,
+                    "currency": "грн",
+                }
+            },
+        )
+        assert not synonym.is_error
+        applied = synonym.structured_content["filters"]
+        assert applied["renovation_status"] == "euro" and applied["currency"] == "UAH"
+        refused = error_of(
+            await client.call_tool("search_by_metadata", {"filters": {"building_type": "straw"}})
+        )
+        assert refused["code"] == "invalid_argument"
+        assert refused["error"] == (
+            "Filter 'building_type': must be one of brick, panel, monolith, gas_block, wood, "
+            "cinder_block (or a synonym listed in describe_schema)."
+        )
