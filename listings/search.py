@@ -19,7 +19,20 @@ from typing import Any
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import DatabaseError, connections, transaction
-from django.db.models import Count, F, FloatField, Max, Min, Q, Subquery, Window
+from django.db.models import (
+    Case,
+    CharField,
+    Count,
+    F,
+    FloatField,
+    Max,
+    Min,
+    Q,
+    Subquery,
+    Value,
+    When,
+    Window,
+)
 from django.db.models.aggregates import Aggregate, Avg
 
 from vmkproject import telemetry
@@ -993,6 +1006,22 @@ def get_listing(*, listing_id: int) -> ListingDetail:
 # --- stats ---------------------------------------------------------------------------------
 
 
+def _group_value(group_by: str) -> Any:
+    """The column to group by; an enum column in its documented form, so that 'daily' and
+    'rent_short' are one group."""
+    if group_by not in vocabulary.ENUM_CHOICES:
+        return F(group_by)
+    vocab = live_vocabulary()
+    whens = []
+    for value in vocabulary.documented(group_by):
+        spellings = [raw for raw in vocab.spellings(group_by, value) if raw != value]
+        if spellings:
+            whens.append(When(**{f"{group_by}__in": spellings}, then=Value(value)))
+    if not whens:
+        return F(group_by)
+    return Case(*whens, default=F(group_by), output_field=CharField())
+
+
 class Median(Aggregate):
     function = "percentile_cont"
     template = "%(function)s(0.5) WITHIN GROUP (ORDER BY %(expressions)s)"
@@ -1036,16 +1065,17 @@ def listing_stats(
             total = rows[0]["count"]
         else:
             grouped = list(
-                qs.values(group_by)
+                qs.annotate(group_value=_group_value(group_by))
+                .values("group_value")
                 .annotate(**aggregates)
-                .order_by("-count", group_by)[: MAX_STATS_GROUPS + 1]
+                .order_by("-count", "group_value")[: MAX_STATS_GROUPS + 1]
             )
             truncated = len(grouped) > MAX_STATS_GROUPS
             rows = grouped[:MAX_STATS_GROUPS]
             total = qs.count() if truncated else sum(row["count"] for row in rows)
     groups = [
         StatsRow(
-            group=row.get(group_by) if group_by else None,
+            group=row.get("group_value") if group_by else None,
             count=row["count"],
             priced_count=row["priced_count"],
             prices_left_out=row["prices_left_out"],

@@ -319,6 +319,13 @@ def test_stats_count_every_spelling_and_report_prices_left_out(fresh_facts):
     assert search.listing_stats(filters=ALL, currency="грн").currency == "UAH"
 
 
+def test_stats_group_an_enum_column_by_what_its_values_mean(fresh_facts):
+    stats = search.listing_stats(filters=ALL, group_by="deal_type")
+    assert {row.group: row.count for row in stats.groups} == {"sale": 9, "rent_short": 1}
+    by_city = search.listing_stats(filters=ALL, group_by="city")
+    assert {row.group: row.count for row in by_city.groups} == {"Київ": 7, "Львів": 3}
+
+
 def test_describe_schema_shows_values_present_what_they_map_to_and_nulls(fresh_facts):
     schema = describe.describe_schema()
     renovation = schema["enums"]["renovation_status"]
