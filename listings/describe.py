@@ -174,6 +174,14 @@ def describe_schema() -> dict[str, Any]:
     }
     found = capabilities.current()
     enums["listing_status"]["null_policy"] = NULL_STATUS_POLICY
+    currencies = vocab.present.get("currency", {})
+    enums["currency"] = {
+        "documented": list(settings.EXCHANGE_RATES),
+        "present": dict(list(currencies.items())[:TOP_VALUES]),
+        "maps_to": {raw: vocab.currency_of(raw) for raw in list(currencies)[:TOP_VALUES]},
+        "null_count": vocab.nulls.get("currency", 0),
+        "see": "currencies",
+    }
     for column in _columns():
         if column["name"] in enums:
             enums[column["name"]]["labels"] = column["documented_values"]

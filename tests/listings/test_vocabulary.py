@@ -343,6 +343,7 @@ def test_describe_schema_shows_values_present_what_they_map_to_and_nulls(fresh_f
     assert currencies["aliases"]["у.о."] == "USD"
     assert currencies["null_count"] == 2 and currencies["priced_rows_left_out"] == 2
     assert "standard" in schema["filters"]["renovation_status"]["allowed_values"]
+    assert schema["enums"]["currency"]["maps_to"]["у.о."] == "USD"
 
 
 # --- the admin ------------------------------------------------------------------------------
