@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ class Run:
     server: LocalServer | None = None
     facts: dict[str, Any] = field(default_factory=dict)
     before: str = ""
+    checked: subprocess.CompletedProcess[str] | None = None
 
     @property
     def url(self) -> str:
@@ -69,6 +71,12 @@ class Run:
             timeout=180,
             env=full,
         )
+
+    def check(self) -> subprocess.CompletedProcess[str]:
+        """`check_listings_db` on this variant, run once and shared by the tests that read it."""
+        if self.checked is None:
+            self.checked = self.manage("check_listings_db")
+        return self.checked
 
     def log(self) -> str:
         return self.server.log_text() if self.server else ""
@@ -191,7 +199,8 @@ def recorder(embedded) -> Recorder:
     return Recorder(embedded.socket_dir)
 
 
-def admin_client(run: Run, recorder: Recorder) -> httpx.Client:
+@contextmanager
+def admin_client(run: Run, recorder: Recorder) -> Iterator[httpx.Client]:
     """An httpx client logged in to the admin through its login form (CSRF included)."""
 
     def hook(response: httpx.Response) -> None:
@@ -199,11 +208,11 @@ def admin_client(run: Run, recorder: Recorder) -> httpx.Client:
         kind = response.headers.get("content-type", "")
         recorder.record(response, response.text if "css" not in kind else "")
 
-    client = httpx.Client(base_url=run.url, timeout=120.0, event_hooks={"response": [hook]})
     from listings.admin_bench import log_in
 
-    log_in(client, USERNAME, PASSWORD)
-    return client
+    with httpx.Client(base_url=run.url, timeout=120.0, event_hooks={"response": [hook]}) as client:
+        log_in(client, USERNAME, PASSWORD)
+        yield client
 
 
 def dead_ollama_url() -> str:

@@ -74,7 +74,7 @@ def test_similar_listings_and_stats(foreign, name):
 
 
 def test_check_listings_db_passes_on_the_collector_variant(collector):
-    result = collector.manage("check_listings_db")
+    result = collector.check()
     clean(result, "check_listings_db", collector.embedded.socket_dir)
     assert result.returncode == 0, (
         "item 3/12: check_listings_db fails a database on which everything works:\n" + result.stdout
@@ -84,7 +84,7 @@ def test_check_listings_db_passes_on_the_collector_variant(collector):
 
 
 def test_check_listings_db_names_what_the_bare_variant_lacks(bare):
-    result = bare.manage("check_listings_db")
+    result = bare.check()
     clean(result, "check_listings_db", bare.embedded.socket_dir)
     lines = result.stdout.splitlines()
     text_search = [line for line in lines if "text search" in line]
@@ -99,7 +99,7 @@ def test_check_listings_db_names_what_the_bare_variant_lacks(bare):
 @pytest.mark.parametrize("name", VARIANTS)
 def test_item6_check_reports_null_statuses(foreign, name):
     run = foreign[name]
-    output = run.manage("check_listings_db").stdout
+    output = run.check().stdout
     status = [line for line in output.splitlines() if "listing_status" in line]
     assert status and str(run.facts["null_status"]) in status[0], (
         f"item 6: check_listings_db does not report {run.facts['null_status']} NULL statuses"
