@@ -317,7 +317,7 @@ def hostile_rows(vectors: list[str]) -> list[dict[str, object]]:
             _row(id_, **base | {"price": price, "currency": currency}, city=MONEY_CITY,
                  title=f"Квартира за {price:.0f} {currency}", embedding=vectors[4 + index])
         )  # fmt: skip
-    vocab = [
+    vocab: list[tuple[int, dict[str, object]]] = [
         (Hostile.EURO_REPAIR, {"renovation_status": "euro_repair"}),
         (Hostile.EVROREMONT, {"renovation_status": "Євроремонт"}),
         (Hostile.BLOCK, {"building_type": "block"}),

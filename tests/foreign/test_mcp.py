@@ -32,7 +32,7 @@ class Session:
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
         result = await self.client.call_tool(tool, arguments)
-        text = result.content[0].text if result.content else ""
+        text = getattr(result.content[0], "text", "") if result.content else ""
         where = f"{tool}({builder.dumps(arguments)[:200]})"
         assert not expect.leaks(text), f"{where} shows {expect.leaks(text)}: {text[:500]}"
         if result.is_error:
