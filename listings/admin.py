@@ -12,7 +12,7 @@ import datetime as dt
 import math
 from collections.abc import Callable, Sequence
 from decimal import Decimal, InvalidOperation
-from functools import cached_property
+from functools import cached_property, wraps
 from typing import Any, Literal, cast
 from urllib.parse import urlsplit
 
@@ -240,6 +240,21 @@ class PropertyTypeFilter(admin.SimpleListFilter):
 NULL_CHOICE = "unknown"
 NULL_LABEL = "не вказано"
 EMPTY = "—"
+
+
+def shown_or_dash(**options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """admin.display whose missing value shows as EMPTY: the detail page prints a None that a
+    read-only callable returns as the text "None"."""
+
+    def decorate(method: Callable[..., Any]) -> Callable[..., Any]:
+        @wraps(method)
+        def shown(self: Any, obj: Any) -> Any:
+            value = method(self, obj)
+            return EMPTY if value is None else value
+
+        return admin.display(**options)(shown)
+
+    return decorate
 
 
 def enum_label(column: str, value: str | None) -> str:
@@ -597,32 +612,32 @@ class PropertyListingAdmin(ReadOnlyAdmin):
 
     # --- columns and read-only fields ------------------------------------------------------
 
-    @admin.display(description="ціна", ordering=NullsLast("normalised_price"))
+    @shown_or_dash(description="ціна", ordering=NullsLast("normalised_price"))
     def price_display(self, obj: PropertyListing) -> str | None:
         return format_price(obj.price, obj.currency)
 
-    @admin.display(description="площа", ordering=NullsLast("total_area"))
+    @shown_or_dash(description="площа", ordering=NullsLast("total_area"))
     def area_display(self, obj: PropertyListing) -> str | None:
         return format_area(obj.total_area)
 
-    @admin.display(description="опубліковано", ordering=NullsLast("publish_date"))
+    @shown_or_dash(description="опубліковано", ordering=NullsLast("publish_date"))
     def published(self, obj: PropertyListing) -> str | None:
         day = local_date(obj.publish_date)
         return None if day is None else date_format(day, "d.m.Y")
 
-    @admin.display(description="опубліковано")
+    @shown_or_dash(description="опубліковано")
     def publish_date_display(self, obj: PropertyListing) -> str | None:
         return format_moment(obj.publish_date)
 
-    @admin.display(description="в архіві з")
+    @shown_or_dash(description="в архіві з")
     def archived_at_display(self, obj: PropertyListing) -> str | None:
         return format_moment(obj.archived_at)
 
-    @admin.display(description="ціна за м²")
+    @shown_or_dash(description="ціна за м²")
     def price_per_m2(self, obj: PropertyListing) -> str | None:
         return format_price(price_per_m2(obj.price, obj.total_area), obj.currency)
 
-    @admin.display(description="джерело")
+    @shown_or_dash(description="джерело")
     def source_link(self, obj: PropertyListing) -> str | SafeString | None:
         url = obj.url_source
         if not url:

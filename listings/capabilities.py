@@ -78,7 +78,7 @@ class Capabilities:
         return {
             "full_text": {
                 "configured": self.configured_fts_config,
-                "config": self.fts_config,
+                "fts_config": self.fts_config,
                 "config_found": self.fts_config_found,
                 "morphology": self.morphology,
                 "dictionaries": list(self.dictionaries),

@@ -209,12 +209,8 @@ def describe_schema() -> dict[str, Any]:
         },
         "currencies": _currencies(vocab),
         "embedding": embedder.describe() | {"stored_vectors_made_by": stored_embedder()},
-        "full_text": {
-            "config": found.fts_config,
-            "configured": found.configured_fts_config,
-            "config_found": found.fts_config_found,
-            "dictionaries": list(found.dictionaries),
-            "morphology": found.morphology,
+        "full_text": found.describe()["full_text"]
+        | {
             "ranking": "ts_rank_cd (cover density)",
             "fallback": "ILIKE over title, description and address_raw when nothing matches",
         },

@@ -253,8 +253,12 @@ async def listing_stats(
         Field(description="Group the figures by this column; omit for one overall row."),
     ] = None,
     currency: Annotated[
-        Literal["USD", "EUR", "UAH"],
-        Field(description="Currency of the price figures (converted through exchange rates)."),
+        str,
+        Field(
+            description="Currency of the price figures: USD, EUR or UAH (spellings such as "
+            "грн, $, € too); converted through the exchange rates.",
+            examples=["USD", "EUR", "UAH"],
+        ),
     ] = "USD",
 ) -> StatsResult:
     """Counts and price figures (min, median, max, average, median per m²) for the filters.

@@ -29,7 +29,7 @@ PAGE_TEXT_BUDGET = 150_000  # bytes of the tool's text content (compact JSON)
 PAGE_HTTP_BUDGET = 400_000  # bytes of the whole HTTP response body
 TRUNCATED_KEYS = ("truncated", "cut", "clipped")
 # --- item 9 ----------------------------------------------------------------------------------
-INDEX_KEYS = ("vector_index", "hnsw_index", "hnsw")
+INDEX_KEYS = ("vector_hnsw", "vector_index", "hnsw_index", "hnsw")
 # --- item 12 ---------------------------------------------------------------------------------
 SUPERUSER_WORD = "superuser"
 SEARCH_VECTOR_WORD = "search_vector"

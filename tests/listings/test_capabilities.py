@@ -66,7 +66,7 @@ def test_a_missing_config_falls_back_to_simple_everywhere(missing_config):
     assert hybrid.fts_config == "simple" and len(hybrid.listings) == 5
     assert seen.count(warning) == 1
     schema = describe_schema()
-    assert schema["full_text"]["config"] == "simple"
+    assert schema["full_text"]["fts_config"] == "simple"
     assert schema["full_text"]["morphology"] is False
     assert warning in schema["database_warnings"]
 

@@ -79,12 +79,12 @@ async def test_without_the_ukrainian_config_text_search_falls_back_to_simple(bar
         assert len(hybrid.structured_content["listings"]) == 5
         schema = (await client.call_tool("describe_schema", {})).structured_content
     full_text = schema["full_text"]
-    assert (full_text["configured"], full_text["config"]) == ("ukrainian", "simple")
+    assert (full_text["configured"], full_text["fts_config"]) == ("ukrainian", "simple")
     assert full_text["config_found"] is False and full_text["morphology"] is False
     assert FTS_WARNING in schema["database_warnings"]
     health = httpx.get(f"{bare_server.url}/health", timeout=10).json()
     assert health["status"] == "degraded"
-    assert health["database"]["full_text"]["config"] == "simple"
+    assert health["database"]["full_text"]["fts_config"] == "simple"
     assert FTS_WARNING in health["database"]["warnings"]
     log = bare_server.log_text()
     assert log.count(FTS_WARNING) == 1  # once per process, not per call or connection

@@ -334,3 +334,19 @@ async def test_enum_filters_take_values_present_synonyms_and_currency_spellings(
             "Filter 'building_type': must be one of brick, panel, monolith, gas_block, wood, "
             "cinder_block (or a synonym listed in describe_schema)."
         )
+
+
+async def test_listing_stats_takes_currency_spellings_and_refuses_unknown_ones(mcp_server):
+    async with Client(mcp_server.mcp_url) as client:
+        in_uah = await client.call_tool(
+            "listing_stats", {"filters": {"deal_type": "sale"}, "currency": "грн"}
+        )
+        in_usd = await client.call_tool("listing_stats", {"filters": {"deal_type": "sale"}})
+        assert not in_uah.is_error and in_uah.structured_content["currency"] == "UAH"
+        uah, usd = in_uah.structured_content["groups"][0], in_usd.structured_content["groups"][0]
+        assert uah["median_price"] > 30 * usd["median_price"]
+        refused = error_of(await client.call_tool("listing_stats", {"currency": "GBP"}))
+        assert refused == {
+            "error": "'currency' must be one of: USD, EUR, UAH.",
+            "code": "invalid_argument",
+        }
