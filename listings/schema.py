@@ -96,6 +96,18 @@ def create_indexes(conn: psycopg.Connection) -> None:
     conn.execute(_sql_text("indexes.sql"))
 
 
+MARKET_INDEX = "ix_property_listings_market"
+
+
+def add_missing_indexes(conn: psycopg.Connection) -> bool:
+    """Build indexes a newer version added (e.g. MARKET_INDEX) in a database we created."""
+    found = conn.execute("SELECT to_regclass(%s)", [f"public.{MARKET_INDEX}"]).fetchone()
+    if found and found[0] is not None:
+        return False
+    create_indexes(conn)
+    return True
+
+
 def create_reader_role(conn: psycopg.Connection, dbname: str) -> None:
     """A login role that can only read: the listings alias connects as it."""
     role = sql.Identifier(READER_ROLE)

@@ -301,3 +301,90 @@ async def schema_resource() -> str:
 async def stats_resource() -> str:
     """Totals, price range and top cities of the whole database."""
     return _json(await run_search("stats_resource", describe.database_overview))
+
+
+# --- market insight (listings.market) -------------------------------------------------------
+
+from urllib.parse import unquote  # noqa: E402 - the market tools are kept together at the end
+
+from listings import market  # noqa: E402
+from listings.market_results import (  # noqa: E402
+    DuplicatesResult,
+    MarketContext,
+    TrendResult,
+)
+
+
+@mcp.tool(annotations=READ_ONLY, structured_output=True)
+async def price_trends(
+    filters: FiltersArg = None,
+    group_by: Annotated[
+        Literal["city", "district", "rooms_count", "deal_type", "building_type"] | None,
+        Field(description="One series per value of this column (the 12 largest); omit for one."),
+    ] = None,
+    period: Annotated[
+        Literal["month", "quarter"], Field(description="Bucket of publish_date.")
+    ] = "month",
+    currency: Annotated[
+        Literal["USD", "EUR", "UAH"],
+        Field(description="Currency of the price figures (converted through exchange rates)."),
+    ] = "USD",
+) -> TrendResult:
+    """Price trend: count, median price and median price per m² per month or quarter.
+
+    Counts every listing published in the period, whatever its status now, unless
+    filters.listing_status is set. Filter by deal_type (and city): sale and rent mixed mean
+    little. Periods with few listings are marked low_sample, never smoothed: say so when
+    you quote them. change_pct compares the first and last well-sampled periods.
+    """
+    return await run_search(
+        "price_trends",
+        market.price_trends,
+        filters=filters,
+        group_by=group_by,
+        period=period,
+        currency=currency,
+    )
+
+
+@mcp.tool(annotations=READ_ONLY, structured_output=True)
+async def market_context(
+    listing_id: ListingId,
+    currency: Annotated[
+        Literal["USD", "EUR", "UAH"], Field(description="Currency of the figures.")
+    ] = "USD",
+) -> MarketContext:
+    """Is this a good price? A listing against comparable active listings.
+
+    Comparables share its city (its district when there are enough), deal type, property
+    type and rooms, with a total area within ±20 %. Returns their count, median price and
+    price per m², the listing's percentile and a verdict in Ukrainian with the numbers.
+    """
+    return await run_search(
+        "market_context", market.market_context, listing_id=listing_id, currency=currency
+    )
+
+
+@mcp.tool(annotations=READ_ONLY, structured_output=True)
+async def find_duplicates(listing_id: ListingId) -> DuplicatesResult:
+    """Listings that are probably the same property (re-posted by agencies or on other
+    sites), each with the evidence: area and price difference, text similarity, same phone.
+
+    Strict on purpose: a listing not named here may still be the same flat, but one named
+    here very probably is. duplicate_group is the same id for every listing of a group.
+    """
+    return await run_search("find_duplicates", market.find_duplicates, listing_id=listing_id)
+
+
+@mcp.resource("market://{city}", mime_type="application/json")
+async def market_resource(city: str) -> str:
+    """A city's market: quarterly trend of sale and long-rent prices by deal type."""
+    return _json(
+        await run_search(
+            "market_resource",
+            market.price_trends,
+            filters={"city": unquote(city)},
+            group_by="deal_type",
+            period="quarter",
+        )
+    )

@@ -21,6 +21,9 @@ TOOLS = {
     "get_listing_by_id",
     "listing_stats",
     "describe_schema",
+    "price_trends",
+    "market_context",
+    "find_duplicates",
 }
 MODES = ["legacy", "2026-07-28"]
 QUERY = "двокімнатна квартира біля метро з балконом"
