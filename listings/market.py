@@ -7,10 +7,11 @@ the MCP tools, the admin dashboard and the market_report command all call these.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date
 from typing import Any
 
+import numpy as np
 from django.db.models import Aggregate, Count, F, FloatField, Func, IntegerField, Q, Value
 from django.db.models.functions import Abs, Trunc
 from pgvector.django import CosineDistance
@@ -30,6 +31,7 @@ from .market_results import (
 )
 from .models import PropertyListing
 from .querysets import price_bounds, price_in
+from .results import SearchPage
 from .search import (
     CURRENCY_UNKNOWN,
     GROUP_BY,
@@ -76,6 +78,7 @@ DUPLICATE_RULE = (
     "or, when either has no embedding, the same contact phone."
 )
 
+COLLAPSED_NOTE = "ще {count} {word} цього об'єкта"
 VERDICT_NO_PRICE = "Ціну не вказано, тож порівняти її з ринком не можна."
 VERDICT_TOO_FEW = "Замало схожих активних оголошень ({count}) у місті {city}, щоб порівняти ціну."
 VERDICT_NO_CITY = "Місто не вказано, тож порівняти ціну з ринком не можна."
@@ -522,14 +525,13 @@ def _matches(listing: PropertyListing, vector: Any) -> list[DuplicateMatch]:
     ]
     with _database():
         rows = list(qs.order_by("id").values(*fields)[:DUPLICATE_CANDIDATES])
+    mine = {**{name: getattr(listing, name) for name in RULE_FIELDS}, "usd": usd}
     matches = []
     for row in rows:
         distance = row.get("distance")
         similarity = None if distance is None else round(1.0 - float(distance), 4)
         same_phone = bool(listing.contact_phone) and row["contact_phone"] == listing.contact_phone
-        if similarity is None and not same_phone:
-            continue
-        if similarity is not None and similarity < DUPLICATE_MIN_SIMILARITY:
+        if not same_property(mine, {**row, **_structure(listing)}, similarity):
             continue
         area = float(row["total_area"])
         matches.append(
@@ -555,6 +557,119 @@ def _matches(listing: PropertyListing, vector: Any) -> list[DuplicateMatch]:
     return matches
 
 
+RULE_FIELDS = (
+    "city",
+    "deal_type",
+    "property_type_id",
+    "rooms_count",
+    "floor",
+    "floors_count",
+    "total_area",
+    "district",
+    "contact_phone",
+)
+
+
+def _structure(listing: PropertyListing) -> dict[str, Any]:
+    """The fields duplicate_candidates already made equal in SQL."""
+    return {
+        name: getattr(listing, name)
+        for name in ("city", "deal_type", "property_type_id", "rooms_count", "floor")
+    } | {"floors_count": listing.floors_count}
+
+
+def same_property(a: Mapping[str, Any], b: Mapping[str, Any], similarity: float | None) -> bool:
+    """DUPLICATE_RULE on two listings' fields (`usd`: the price in USD) and the similarity
+    of their embeddings (None when either has none)."""
+    for name in ("city", "deal_type", "property_type_id", "rooms_count", "floor", "floors_count"):
+        if a.get(name) != b.get(name):
+            return False
+    if not a.get("city") or a.get("rooms_count") is None:
+        return False
+    if a.get("district") and b.get("district") and a["district"] != b["district"]:
+        return False
+    area_a, area_b = a.get("total_area"), b.get("total_area")
+    if not area_a or not area_b:
+        return False
+    tolerance = max(1.0, float(area_a) * DUPLICATE_AREA_TOLERANCE)
+    if abs(float(area_a) - float(area_b)) > tolerance + 1e-9:
+        return False
+    usd_a, usd_b = a.get("usd"), b.get("usd")
+    if not usd_a or not usd_b or abs(usd_b / usd_a - 1.0) > DUPLICATE_PRICE_TOLERANCE:
+        return False
+    if similarity is None:
+        return bool(a.get("contact_phone")) and a.get("contact_phone") == b.get("contact_phone")
+    return similarity >= DUPLICATE_MIN_SIMILARITY
+
+
+def _more_listings(count: int) -> str:
+    word = (
+        "оголошення"
+        if count % 10 in (1, 2, 3, 4) and count % 100 not in (11, 12, 13, 14)
+        else "оголошень"
+    )
+    return COLLAPSED_NOTE.format(count=count, word=word)
+
+
+def collapse_duplicates(page: SearchPage) -> SearchPage:
+    """One card per property on a page: a card whose duplicates (DUPLICATE_RULE) are also on
+    the page keeps its place, lists their ids and says "ще N оголошення цього об'єкта"; the
+    duplicates are taken out. Duplicates on other pages are find_duplicates' job."""
+    ids = [card.id for card in page.listings]
+    if len(ids) < 2:
+        return page
+    with _database():
+        rows = {
+            row["id"]: row
+            for row in PropertyListing.objects.filter(id__in=ids)
+            .annotate(usd=price_in("USD", _rates()))
+            .values("id", "embedding", "usd", *RULE_FIELDS)
+        }
+    vectors = {}
+    for listing_id, row in rows.items():
+        if row["embedding"] is not None:
+            vector = np.asarray(row["embedding"], dtype=np.float64)
+            norm = float(np.linalg.norm(vector))
+            vectors[listing_id] = vector / norm if norm else None
+    first_of: dict[int, int] = {}
+    for position, later in enumerate(ids):
+        for earlier in ids[:position]:
+            if earlier in first_of or later not in rows or earlier not in rows:
+                continue
+            a, b = vectors.get(earlier), vectors.get(later)
+            similarity = None if a is None or b is None else float(a @ b)
+            if same_property(rows[earlier], rows[later], similarity):
+                first_of[later] = earlier
+                break
+    if not first_of:
+        return page
+    hidden: dict[int, list[int]] = {}
+    for later, earlier in first_of.items():
+        hidden.setdefault(earlier, []).append(later)
+    cards = [
+        card.model_copy(
+            update={
+                "duplicate_ids": hidden[card.id],
+                "duplicates_note": _more_listings(len(hidden[card.id])),
+            }
+        )
+        if card.id in hidden
+        else card
+        for card in page.listings
+        if card.id not in first_of
+    ]
+    return page.model_copy(update={"listings": cards, "duplicates_collapsed": len(first_of)})
+
+
+def collapsing(search_function: Callable[..., SearchPage]) -> Callable[..., SearchPage]:
+    """`search_function` whose page comes back with duplicates collapsed."""
+
+    def run(**kwargs: Any) -> SearchPage:
+        return collapse_duplicates(search_function(**kwargs))
+
+    return run
+
+
 def find_duplicates(*, listing_id: int) -> DuplicatesResult:
     """Listings that are probably the same property as this one, each with its evidence.
 
@@ -575,6 +690,8 @@ def find_duplicates(*, listing_id: int) -> DuplicatesResult:
 __all__ = [
     "DUPLICATE_RULE",
     "PERIODS",
+    "collapse_duplicates",
+    "collapsing",
     "find_duplicates",
     "market_context",
     "price_distribution",

@@ -16,7 +16,7 @@ from mcp.server.mcpserver.exceptions import (
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from listings import describe, search
+from listings import describe, market, search
 from listings.errors import InvalidArgument, SearchError
 from listings.filters import Filters
 from listings.results import ListingDetail, SearchPage, StatsResult
@@ -73,6 +73,13 @@ Offset = Annotated[
     int, Field(ge=0, le=search.MAX_OFFSET, description="Results to skip, for paging (0 first).")
 ]
 ListingId = Annotated[int, Field(ge=1, description="The listing's id, as returned by a search.")]
+CollapseDuplicates = Annotated[
+    bool,
+    Field(
+        description="Fold listings of the same property on this page into one card "
+        "(duplicate_ids, duplicates_note 'ще N оголошення цього об'єкта'); false shows all."
+    ),
+]
 
 
 def compact_json(value: Any) -> str:
@@ -149,6 +156,7 @@ async def search_similar_listings(
         Literal["cosine", "l2", "inner_product"],
         Field(description="Distance reported in `distance`; ranking is identical for all three."),
     ] = "cosine",
+    collapse_duplicates: CollapseDuplicates = True,
 ) -> SearchPage:
     """Semantic search: listings closest in meaning to a Ukrainian query.
 
@@ -157,7 +165,9 @@ async def search_similar_listings(
     """
     return await run_search(
         "search_similar_listings",
-        search.semantic_search,
+        market.collapsing(search.semantic_search)
+        if collapse_duplicates
+        else search.semantic_search,
         query=query,
         filters=filters,
         limit=limit,
@@ -180,6 +190,7 @@ async def search_by_metadata(
     ] = "relevance",
     limit: Limit = 10,
     offset: Offset = 0,
+    collapse_duplicates: CollapseDuplicates = True,
 ) -> SearchPage:
     """Full-text and structured search: words that must appear, and/or filters with sorting.
 
@@ -189,7 +200,9 @@ async def search_by_metadata(
     """
     return await run_search(
         "search_by_metadata",
-        search.fulltext_search,
+        market.collapsing(search.fulltext_search)
+        if collapse_duplicates
+        else search.fulltext_search,
         query=query,
         filters=filters,
         sort_by=sort_by,
@@ -204,6 +217,7 @@ async def hybrid_search(
     filters: FiltersArg = None,
     limit: Limit = 10,
     offset: Offset = 0,
+    collapse_duplicates: CollapseDuplicates = True,
 ) -> SearchPage:
     """Semantic + full-text search fused by Reciprocal Rank Fusion (k = 60).
 
@@ -213,7 +227,7 @@ async def hybrid_search(
     """
     return await run_search(
         "hybrid_search",
-        search.hybrid_search,
+        market.collapsing(search.hybrid_search) if collapse_duplicates else search.hybrid_search,
         query=query,
         filters=filters,
         limit=limit,
@@ -307,7 +321,6 @@ async def stats_resource() -> str:
 
 from urllib.parse import unquote  # noqa: E402 - the market tools are kept together at the end
 
-from listings import market  # noqa: E402
 from listings.market_results import (  # noqa: E402
     DuplicatesResult,
     MarketContext,

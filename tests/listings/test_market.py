@@ -313,3 +313,41 @@ def test_market_report_json_and_errors(capsys):
     with pytest.raises(CommandError) as caught:
         call_command("market_report", "--period", "week")
     assert str(caught.value) == f"invalid_argument: {market.PERIOD_UNKNOWN}"
+
+
+# --- collapsing duplicates on a search page ---------------------------------------------------
+
+
+def test_a_page_shows_one_card_per_property():
+    from listings import search
+
+    a, b = sorted(_planted_pairs())[0]
+    first = PropertyListing.objects.get(id=a)
+    filters = {
+        "city": first.city,
+        "deal_type": first.deal_type,
+        "rooms_count": first.rooms_count,
+        "floor": first.floor,
+        "listing_status": "any",
+    }
+    page = search.fulltext_search(filters=filters, limit=50)
+    ids = [card.id for card in page.listings]
+    assert {a, b} <= set(ids) and len(ids) < 50
+    collapsed = market.collapse_duplicates(page)
+    kept = [card.id for card in collapsed.listings]
+    keeper = min((a, b), key=ids.index)
+    other = b if keeper == a else a
+    assert keeper in kept and other not in kept
+    card = next(c for c in collapsed.listings if c.id == keeper)
+    assert other in card.duplicate_ids
+    assert card.duplicates_note == market._more_listings(len(card.duplicate_ids))
+    assert collapsed.duplicates_collapsed == len(ids) - len(kept) >= 1
+    assert [i for i in ids if i in kept] == kept  # the order is kept
+    assert market.collapse_duplicates(collapsed) == collapsed  # nothing left to fold
+
+
+def test_collapsed_note_speaks_ukrainian():
+    assert market._more_listings(1) == "ще 1 оголошення цього об'єкта"
+    assert market._more_listings(2) == "ще 2 оголошення цього об'єкта"
+    assert market._more_listings(5) == "ще 5 оголошень цього об'єкта"
+    assert market._more_listings(12) == "ще 12 оголошень цього об'єкта"

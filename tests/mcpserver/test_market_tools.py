@@ -93,3 +93,34 @@ async def test_market_resource(mcp_server):
             body = json.loads((await client.read_resource(uri)).contents[0].text)
             assert body["filters"]["city"] == "Львів"
             assert {s["group"] for s in body["series"]} >= {"sale", "rent_long"}
+
+
+async def test_search_tools_fold_duplicates_unless_told_not_to(mcp_server, listings_access):
+    from asgiref.sync import sync_to_async
+
+    from listings.models import PropertyListing
+
+    copy = await sync_to_async(
+        lambda: (
+            PropertyListing.objects.exclude(url_source__startswith="https://example-realty.ua/")
+            .filter(listing_status="active", floor__isnull=False)
+            .order_by("id")
+            .values("city", "deal_type", "rooms_count", "floor")
+            .first()
+        )
+    )()
+    filters = {**copy, "listing_status": "any"}
+    async with Client(mcp_server.mcp_url) as client:
+        folded = await client.call_tool("search_by_metadata", {"filters": filters, "limit": 50})
+        every = await client.call_tool(
+            "search_by_metadata",
+            {"filters": filters, "limit": 50, "collapse_duplicates": False},
+        )
+    folded_page, every_page = folded.structured_content, every.structured_content
+    assert folded_page["duplicates_collapsed"] >= 1
+    assert every_page["duplicates_collapsed"] == 0
+    assert len(folded_page["listings"]) + folded_page["duplicates_collapsed"] == len(
+        every_page["listings"]
+    )
+    notes = [c["duplicates_note"] for c in folded_page["listings"] if c["duplicate_ids"]]
+    assert notes and all(note.endswith("цього об'єкта") for note in notes)

@@ -212,7 +212,7 @@ async def test_a_valid_token_gets_through(mcp_server_with_tokens):
         Client(streamable_http_client(mcp_server_with_tokens.mcp_url, http_client=http)) as client,
     ):
         tools = (await client.list_tools()).tools
-    assert len(tools) == 7
+    assert len(tools) == len(TOOLS)
 
 
 async def test_concurrent_calls_do_not_serialise(mcp_server, listings_db):
