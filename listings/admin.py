@@ -35,7 +35,7 @@ from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from . import search, vocabulary
+from . import admin_market, search, vocabulary
 from .errors import NotFound, SearchError
 from .models import (
     SERVICE_FIELDS,
@@ -660,6 +660,7 @@ class PropertyListingAdmin(ReadOnlyAdmin):
         context = dict(extra_context or {})
         if object_id.isdigit() and self.has_view_permission(request):
             context.update(self._neighbours(int(object_id)))
+            context.update(admin_market.listing_market(int(object_id)))
         return super().change_view(request, object_id, form_url, context)
 
     def _neighbours(self, listing_id: int) -> dict[str, Any]:
@@ -693,7 +694,12 @@ class PropertyListingAdmin(ReadOnlyAdmin):
                 "semantic/",
                 self.admin_site.admin_view(self.semantic_view),
                 name="{}_{}_semantic".format(*info),
-            )
+            ),
+            path(
+                "market/",
+                self.admin_site.admin_view(lambda request: admin_market.market_view(self, request)),
+                name="{}_{}_market".format(*info),
+            ),
         ]
         return own + cast(list[URLPattern], super().get_urls())
 

@@ -25,7 +25,7 @@ from django.conf import settings
 from django.db import close_old_connections, connections
 from pgvector.psycopg import register_vector
 
-from . import search
+from . import market, search
 from .embedders import get_embedder
 
 QUERIES = [
@@ -219,6 +219,61 @@ def raw_fulltext_absent(conn: psycopg.Connection, text: str, filters: dict[str, 
     return len(rows)
 
 
+_PRICE_USD = "CASE c.currency {cases} END"
+
+
+def _usd_case() -> str:
+    rates = settings.EXCHANGE_RATES
+    cases = (f"WHEN '{code}' THEN c.price::float8 / {rate}" for code, rate in rates.items())
+    return _PRICE_USD.format(cases=" ".join(cases))
+
+
+def raw_market_context(conn: psycopg.Connection, listing_id: int) -> int:
+    """The comparables' count and medians in one statement (the city scope)."""
+    p = _usd_case()
+    row = conn.execute(
+        f"SELECT count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY {p}), "  # noqa: S608
+        f"percentile_cont(0.5) WITHIN GROUP (ORDER BY {p} / nullif(c.total_area, 0)::float8) "
+        "FROM property_listings c JOIN property_listings l ON l.id = %s "
+        "WHERE c.city = l.city AND c.deal_type = l.deal_type "
+        "AND c.property_type_id = l.property_type_id AND c.rooms_count = l.rooms_count "
+        "AND c.total_area BETWEEN l.total_area * 0.8 AND l.total_area * 1.2 "
+        "AND c.listing_status = 'active' AND c.id <> l.id AND c.price IS NOT NULL",
+        [listing_id],
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def raw_duplicates(conn: psycopg.Connection, listing_id: int) -> int:
+    rows = conn.execute(
+        "SELECT c.id, 1 - (c.embedding <=> l.embedding) FROM property_listings c "
+        "JOIN property_listings l ON l.id = %s "
+        "WHERE c.city = l.city AND c.deal_type = l.deal_type "
+        "AND c.property_type_id = l.property_type_id AND c.rooms_count = l.rooms_count "
+        "AND c.floor = l.floor AND c.floors_count = l.floors_count "
+        "AND c.total_area BETWEEN l.total_area - greatest(1, l.total_area * 0.02) "
+        "AND l.total_area + greatest(1, l.total_area * 0.02) AND c.id <> l.id LIMIT 50",
+        [listing_id],
+    ).fetchall()
+    return len(rows)
+
+
+def raw_trends(conn: psycopg.Connection, city: str) -> int:
+    p = _usd_case()
+    rows = conn.execute(
+        "SELECT date_trunc('month', c.publish_date), count(*), "  # noqa: S608
+        f"percentile_cont(0.5) WITHIN GROUP (ORDER BY {p}), "
+        f"percentile_cont(0.5) WITHIN GROUP (ORDER BY {p} / nullif(c.total_area, 0)::float8) "
+        "FROM property_listings c WHERE c.city = %s AND c.deal_type = 'sale' "
+        "AND c.publish_date IS NOT NULL GROUP BY 1 ORDER BY 1",
+        [city],
+    ).fetchall()
+    return len(rows)
+
+
+TREND_CITIES = ("Київ", "Львів", "Одеса", "Харків")
+
+
 # --- the work list -------------------------------------------------------------------------
 
 
@@ -243,6 +298,7 @@ def build_cases(
         rare = rng.choice(RARE_TERMS)
         absent = rng.choice(ABSENT_TERMS)
         listing_id = rng.choice(listing_ids)
+        trend_city = TREND_CITIES[round_no % len(TREND_CITIES)]
         if round_no % ABSENT_EVERY == 0:
             cases.append(
                 Case(
@@ -303,6 +359,27 @@ def build_cases(
                 partial(search.get_listing, listing_id=listing_id),
                 "get_listing_by_id",
                 {"listing_id": listing_id},
+            ),
+            Case(
+                "market_context",
+                partial(raw_market_context, listing_id=listing_id),
+                partial(market.market_context, listing_id=listing_id),
+                "market_context",
+                {"listing_id": listing_id},
+            ),
+            Case(
+                "duplicates",
+                partial(raw_duplicates, listing_id=listing_id),
+                partial(market.find_duplicates, listing_id=listing_id),
+                "find_duplicates",
+                {"listing_id": listing_id},
+            ),
+            Case(
+                "trends_city",
+                partial(raw_trends, city=trend_city),
+                partial(market.price_trends, filters={"city": trend_city, "deal_type": "sale"}),
+                "price_trends",
+                {"filters": {"city": trend_city, "deal_type": "sale"}},
             ),
         ]
     return cases

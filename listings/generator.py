@@ -17,13 +17,17 @@ from typing import Any, Generic, TypeVar
 
 __all__ = [
     "CITIES",
+    "CITY_PRICE_TREND",
     "COLUMNS",
     "DEFAULT_NOW",
+    "GENERATOR_VERSION",
     "PROPERTY_TYPES",
     "CityInfo",
     "District",
+    "duplicate_of",
     "embedding_text",
     "generate_listings",
+    "price_trend_factor",
 ]
 
 T = TypeVar("T")
@@ -32,6 +36,22 @@ DEFAULT_NOW = datetime(2026, 11, 1, tzinfo=UTC)
 USD_UAH = 41.5
 USD_EUR = 0.92
 _TWO_YEARS_SEC = 730 * 86400
+# Recorded in the databases it fills: a demo database from an older generator lacks what
+# newer features rely on (price trends, planted duplicates) and is reported at start-up.
+GENERATOR_VERSION = "2"
+# Yearly price movement by city over the two years of publish dates.
+CITY_PRICE_TREND = {
+    "Київ": 0.12,
+    "Харків": -0.12,
+    "Одеса": 0.04,
+    "Дніпро": 0.02,
+    "Львів": 0.15,
+    "Запоріжжя": -0.12,
+    "Вінниця": 0.08,
+    "Івано-Франківськ": 0.12,
+    "Ужгород": 0.15,
+    "Полтава": 0.05,
+}
 
 PROPERTY_TYPES: list[dict[str, Any]] = [
     {
@@ -2470,7 +2490,8 @@ INSTRUCTION_LIKE_TEXTS = (
 )
 
 
-def _row(rng: random.Random, listing_id: int, now: datetime) -> dict[str, Any]:
+def _draw(rng: random.Random, listing_id: int, now: datetime) -> tuple[dict[str, Any], Any]:
+    """One listing's columns (and the context its texts were written from) from its stream."""
     city = _CITY(rng)
     district = _DISTRICT[city.name](rng)
     deal = _DEAL(rng)
@@ -2509,7 +2530,9 @@ def _row(rng: random.Random, listing_id: int, now: datetime) -> dict[str, Any]:
     x["metro_near"] = mtype == "walk" and meters is not None and meters <= 1000
 
     _apply_nulls_and_oddities(rng, r, x)
+    _dates(rng, r, deal, now)
     price, currency = _price(rng, r, x, deal, ptype)
+    price = _trended(price, currency, city.name, r["publish_date"], now)
     if rng.random() < 0.03:
         r["price_int"], r["currency"] = None, None
     else:
@@ -2517,7 +2540,6 @@ def _row(rng: random.Random, listing_id: int, now: datetime) -> dict[str, Any]:
     r["price"] = None if r["price_int"] is None else Decimal(f"{price}.00")
 
     title, description, generated = _texts(rng, r, x, deal, ptype)
-    del r["price_int"]
     r["title"], r["description"], r["generated_description"] = title, description, generated
 
     street = rng.choice(district.streets or city.streets)
@@ -2528,16 +2550,27 @@ def _row(rng: random.Random, listing_id: int, now: datetime) -> dict[str, Any]:
     if ptype == _APARTMENT and rng.random() < 0.2:
         r["address_raw"] += f", кв. {rng.randint(1, 300)}"
     r["city"], r["district"] = city.name, district.name
-    for column in ("total_area", "living_area", "kitchen_area"):
-        value = r[column]
-        r[column] = None if value is None else _dec(value)
 
-    # status and dates
+    r["raw_data_id"] = 500_000 + listing_id * 3 + rng.randrange(3)
+    r["url_source"] = f"https://example-realty.ua/listing/{listing_id}"
+    r["images_count"] = 0 if rng.random() < 0.04 else rng.randint(1, 30)
+    r["contact_phone"] = f"+380{rng.choice(_OPERATORS)}{rng.randrange(10_000_000):07d}"
+    r["contact_name"] = _contact(rng)
+    return r, x
+
+
+def _dates(rng: random.Random, r: dict[str, Any], deal: str, now: datetime) -> None:
     status = _STATUS(rng)
     if status == "closed":
         status = "sold" if deal == "sale" else "rented"
     age = _TWO_YEARS_SEC * (rng.random() ** 2 if status == "active" else rng.random())
     publish = now - timedelta(seconds=int(age))
+    _set_dates(rng, r, status, publish, now)
+
+
+def _set_dates(
+    rng: random.Random, r: dict[str, Any], status: str, publish: datetime, now: datetime
+) -> None:
     created = min(now, publish + timedelta(seconds=rng.randint(60, 6 * 3600)))
     span = int((now - created).total_seconds())
     updated = created + timedelta(seconds=rng.randint(0, min(span, 60 * 86400)))
@@ -2550,17 +2583,110 @@ def _row(rng: random.Random, listing_id: int, now: datetime) -> dict[str, Any]:
     r["publish_date"], r["created_at"], r["updated_at"] = publish, created, updated
     r["archived_at"] = archived
 
-    r["raw_data_id"] = 500_000 + listing_id * 3 + rng.randrange(3)
-    r["url_source"] = f"https://example-realty.ua/listing/{listing_id}"
-    r["images_count"] = 0 if rng.random() < 0.04 else rng.randint(1, 30)
-    r["contact_phone"] = f"+380{rng.choice(_OPERATORS)}{rng.randrange(10_000_000):07d}"
-    r["contact_name"] = _contact(rng)
+
+def price_trend_factor(city: str, publish: datetime, now: datetime) -> float:
+    """How much dearer (or cheaper) a listing published at `publish` is than one published a
+    year before `now`, the middle of the two years of publish dates."""
+    years = (publish - (now - timedelta(days=365))).total_seconds() / (365 * 86400)
+    return float((1.0 + CITY_PRICE_TREND.get(city, 0.0)) ** years)
+
+
+def _trended(price: int, currency: str, city: str, publish: datetime, now: datetime) -> int:
+    """The price moved by the city's trend, rounded as coarsely as the price was."""
+    step = next((s for s in (10000, 5000, 1000, 500, 100, 50) if price % s == 0), 1)
+    while step > 50 and step * 20 > price:
+        step = {10000: 1000, 5000: 500, 1000: 100, 500: 50, 100: 50}[step]
+    return _round_to(price * price_trend_factor(city, publish, now), step)
+
+
+def _finish(r: dict[str, Any]) -> dict[str, Any]:
+    listing_id = r["id"]
     if listing_id % INSTRUCTION_LIKE_EVERY == 0:
         text = INSTRUCTION_LIKE_TEXTS[
             listing_id // INSTRUCTION_LIKE_EVERY % len(INSTRUCTION_LIKE_TEXTS)
         ]
         r["description"] = f"{r['description'] or ''}\n\n{text}".strip()
+    for column in ("total_area", "living_area", "kitchen_area"):
+        value = r[column]
+        r[column] = None if value is None else _dec(value)
     return {column: r[column] for column in COLUMNS}
+
+
+# --- planted duplicates ---------------------------------------------------------------------
+# Portals carry the same flat several times: posted by the owner and by agencies, on other
+# sites. A listing is such a copy when its own decision stream (seeded by seed and id, apart
+# from its row stream) says so; it then re-posts an earlier listing, drawn again from that
+# listing's stream, with its own wording, photos, price within a few per cent and source.
+DUPLICATE_RATE = 0.07
+DUPLICATE_MAX_GAP = 300
+_DUPLICATE_TYPES = frozenset({_APARTMENT, _HOUSE})
+_DUPLICATE_DEALS = frozenset({"sale", "rent_long"})
+_PORTALS = (
+    "https://dim-market.ua/obj/",
+    "https://kvartyry.com.ua/offer/",
+    "https://ogoloshennya.ua/re/",
+)
+
+
+def duplicate_of(seed: int, listing_id: int) -> int | None:
+    """The id of the listing that `listing_id` re-posts, or None (pure: seed and id only).
+
+    Copies of copies point at the first listing, so a property has two or three listings.
+    """
+    decision = random.Random(f"vmk-duplicate:{seed}:{listing_id}")  # noqa: S311
+    if decision.random() >= DUPLICATE_RATE:
+        return None
+    original = listing_id - decision.randint(1, DUPLICATE_MAX_GAP)
+    if original < 1:
+        return None
+    return duplicate_of(seed, original) or original
+
+
+def _copy(
+    rng: random.Random, seed: int, listing_id: int, original: int, now: datetime
+) -> dict[str, Any] | None:
+    base = random.Random()  # noqa: S311 - synthetic data, not security
+    base.seed(_row_seed(seed, original))
+    r, x = _draw(base, original, now)
+    ptype, deal = r["property_type_id"], r["deal_type"]
+    if ptype not in _DUPLICATE_TYPES or deal not in _DUPLICATE_DEALS or r["price"] is None:
+        return None
+    r["id"] = listing_id
+    # The same flat measured by another agent: the area may differ by a rounding.
+    if rng.random() < 0.4:
+        r["total_area"] = max(10.0, round(r["total_area"] + rng.choice((-0.5, 0.5, 1.0)), 1))
+    price = int(r["price"]) * rng.uniform(0.97, 1.03)
+    step = 50 if r["currency"] == "USD" and r["deal_type"] == "rent_long" else 500
+    if r["currency"] == "UAH":
+        step = 10000 if price >= 200_000 else 100
+    r["price_int"] = _round_to(price, step)
+    r["price"] = Decimal(f"{r['price_int']}.00")
+    title, description, generated = _texts(rng, r, x, deal, ptype)
+    r["title"], r["description"], r["generated_description"] = title, description, generated
+    publish = min(now, r["publish_date"] + timedelta(seconds=rng.randint(-20 * 86400, 40 * 86400)))
+    status = r["listing_status"] if rng.random() < 0.3 else "active"
+    _set_dates(rng, r, status, max(publish, now - timedelta(seconds=_TWO_YEARS_SEC)), now)
+    r["raw_data_id"] = 500_000 + listing_id * 3 + rng.randrange(3)
+    r["url_source"] = f"{rng.choice(_PORTALS)}{listing_id}"
+    r["images_count"] = rng.randint(1, 30)
+    if rng.random() < 0.6:  # an agency re-posts it under its own name and number
+        r["contact_phone"] = f"+380{rng.choice(_OPERATORS)}{rng.randrange(10_000_000):07d}"
+        r["contact_name"] = rng.choice(_AGENCIES)
+    r["address_raw"] = r["address_raw"].split(", кв.")[0]
+    del r["price_int"]
+    return r
+
+
+def _row(rng: random.Random, listing_id: int, now: datetime, seed: int = 0) -> dict[str, Any]:
+    original = duplicate_of(seed, listing_id)
+    if original is not None:
+        copied = _copy(rng, seed, listing_id, original, now)
+        if copied is not None:
+            return _finish(copied)
+        rng.seed(_row_seed(seed, listing_id))
+    r, _ = _draw(rng, listing_id, now)
+    del r["price_int"]
+    return _finish(r)
 
 
 def _row_seed(seed: int, listing_id: int) -> int:
@@ -2587,7 +2713,7 @@ def _generate(count: int, seed: int, start_id: int, now: datetime) -> Iterator[d
     rng = random.Random()  # noqa: S311 - synthetic data, not security
     for listing_id in range(start_id, start_id + count):
         rng.seed(_row_seed(seed, listing_id))
-        yield _row(rng, listing_id, now)
+        yield _row(rng, listing_id, now, seed)
 
 
 def embedding_text(row: Mapping[str, Any]) -> str:

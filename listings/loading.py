@@ -135,6 +135,7 @@ def load_synthetic_listings(
         embedder=embedder_name or "unknown",
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
         seed=str(seed),
+        generator_version=generator.GENERATOR_VERSION,
     )
     logger.info("loaded %d listings in %.1f s", done, time.monotonic() - started)
     return done

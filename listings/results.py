@@ -141,6 +141,12 @@ class ListingCard(BaseModel):
     fused_score: float | None = Field(None, description="Reciprocal Rank Fusion score (hybrid).")
     semantic_rank: int | None = Field(None, description="1-based rank in the semantic list.")
     fulltext_rank: int | None = Field(None, description="1-based rank in the full-text list.")
+    duplicate_ids: list[int] = Field(
+        default_factory=list,
+        description="Listings of the same property that were on this page and were folded "
+        "into this card (see find_duplicates).",
+    )
+    duplicates_note: str | None = Field(None, description='"ще N оголошення цього об\'єкта".')
 
 
 class SearchPage(BaseModel):
@@ -167,6 +173,9 @@ class SearchPage(BaseModel):
         "(they sort last); see describe_schema: currencies.",
     )
     listings: list[ListingCard]
+    duplicates_collapsed: int = Field(
+        0, description="Cards taken off this page as duplicates of a card above them."
+    )
     untrusted_content: UntrustedContent = Field(default_factory=UntrustedContent)
 
 

@@ -94,6 +94,37 @@ def create_tables(conn: psycopg.Connection, *, fts_config: str) -> None:
 
 def create_indexes(conn: psycopg.Connection) -> None:
     conn.execute(_sql_text("indexes.sql"))
+    create_market_index(conn)
+
+
+MARKET_INDEX_SKIPPED = (
+    "%s not built: a city or district value is too long for a btree index row; market "
+    "queries still work, reading every listing of a city."
+)
+
+
+def create_market_index(conn: psycopg.Connection) -> bool:
+    """The covering index of listings.market; a table whose texts are too long for a btree
+    row (kilobytes in `district`) keeps working without it."""
+    try:
+        with conn.transaction():
+            conn.execute(_sql_text("market_index.sql"))
+    except psycopg.errors.ProgramLimitExceeded:
+        logger.warning(MARKET_INDEX_SKIPPED, MARKET_INDEX)
+        return False
+    return True
+
+
+MARKET_INDEX = "ix_property_listings_market"
+
+
+def add_missing_indexes(conn: psycopg.Connection) -> bool:
+    """Build indexes a newer version added (e.g. MARKET_INDEX) in a database we created."""
+    found = conn.execute("SELECT to_regclass(%s)", [f"public.{MARKET_INDEX}"]).fetchone()
+    if found and found[0] is not None:
+        return False
+    create_market_index(conn)
+    return True
 
 
 def create_reader_role(conn: psycopg.Connection, dbname: str) -> None:

@@ -16,7 +16,7 @@ from mcp.server.mcpserver.exceptions import (
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
-from listings import describe, search
+from listings import describe, market, search
 from listings.errors import InvalidArgument, SearchError
 from listings.filters import Filters
 from listings.results import ListingDetail, SearchPage, StatsResult
@@ -73,6 +73,13 @@ Offset = Annotated[
     int, Field(ge=0, le=search.MAX_OFFSET, description="Results to skip, for paging (0 first).")
 ]
 ListingId = Annotated[int, Field(ge=1, description="The listing's id, as returned by a search.")]
+CollapseDuplicates = Annotated[
+    bool,
+    Field(
+        description="Fold listings of the same property on this page into one card "
+        "(duplicate_ids, duplicates_note 'ще N оголошення цього об'єкта'); false shows all."
+    ),
+]
 
 
 def compact_json(value: Any) -> str:
@@ -149,6 +156,7 @@ async def search_similar_listings(
         Literal["cosine", "l2", "inner_product"],
         Field(description="Distance reported in `distance`; ranking is identical for all three."),
     ] = "cosine",
+    collapse_duplicates: CollapseDuplicates = True,
 ) -> SearchPage:
     """Semantic search: listings closest in meaning to a Ukrainian query.
 
@@ -157,7 +165,9 @@ async def search_similar_listings(
     """
     return await run_search(
         "search_similar_listings",
-        search.semantic_search,
+        market.collapsing(search.semantic_search)
+        if collapse_duplicates
+        else search.semantic_search,
         query=query,
         filters=filters,
         limit=limit,
@@ -180,6 +190,7 @@ async def search_by_metadata(
     ] = "relevance",
     limit: Limit = 10,
     offset: Offset = 0,
+    collapse_duplicates: CollapseDuplicates = True,
 ) -> SearchPage:
     """Full-text and structured search: words that must appear, and/or filters with sorting.
 
@@ -189,7 +200,9 @@ async def search_by_metadata(
     """
     return await run_search(
         "search_by_metadata",
-        search.fulltext_search,
+        market.collapsing(search.fulltext_search)
+        if collapse_duplicates
+        else search.fulltext_search,
         query=query,
         filters=filters,
         sort_by=sort_by,
@@ -204,6 +217,7 @@ async def hybrid_search(
     filters: FiltersArg = None,
     limit: Limit = 10,
     offset: Offset = 0,
+    collapse_duplicates: CollapseDuplicates = True,
 ) -> SearchPage:
     """Semantic + full-text search fused by Reciprocal Rank Fusion (k = 60).
 
@@ -213,7 +227,7 @@ async def hybrid_search(
     """
     return await run_search(
         "hybrid_search",
-        search.hybrid_search,
+        market.collapsing(search.hybrid_search) if collapse_duplicates else search.hybrid_search,
         query=query,
         filters=filters,
         limit=limit,
@@ -305,3 +319,89 @@ async def schema_resource() -> str:
 async def stats_resource() -> str:
     """Totals, price range and top cities of the whole database."""
     return _json(await run_search("stats_resource", describe.database_overview))
+
+
+# --- market insight (listings.market) -------------------------------------------------------
+
+from urllib.parse import unquote  # noqa: E402 - the market tools are kept together at the end
+
+from listings.market_results import (  # noqa: E402
+    DuplicatesResult,
+    MarketContext,
+    TrendResult,
+)
+
+
+@mcp.tool(annotations=READ_ONLY, structured_output=True)
+async def price_trends(
+    filters: FiltersArg = None,
+    group_by: Annotated[
+        Literal["city", "district", "rooms_count", "deal_type", "building_type"] | None,
+        Field(description="One series per value of this column (the 12 largest); omit for one."),
+    ] = None,
+    period: Annotated[
+        Literal["month", "quarter"], Field(description="Bucket of publish_date.")
+    ] = "month",
+    currency: Annotated[
+        Literal["USD", "EUR", "UAH"],
+        Field(description="Currency of the price figures (converted through exchange rates)."),
+    ] = "USD",
+) -> TrendResult:
+    """Price trend: count, median price and median price per m² per month or quarter.
+
+    Counts every listing published in the period, whatever its status now, unless
+    filters.listing_status is set. Filter by deal_type (and city): sale and rent mixed mean
+    little. Periods with few listings are marked low_sample, never smoothed: say so when
+    you quote them. change_pct compares the first and last well-sampled periods.
+    """
+    return await run_search(
+        "price_trends",
+        market.price_trends,
+        filters=filters,
+        group_by=group_by,
+        period=period,
+        currency=currency,
+    )
+
+
+@mcp.tool(annotations=READ_ONLY, structured_output=True)
+async def market_context(
+    listing_id: ListingId,
+    currency: Annotated[
+        Literal["USD", "EUR", "UAH"], Field(description="Currency of the figures.")
+    ] = "USD",
+) -> MarketContext:
+    """Is this a good price? A listing against comparable active listings.
+
+    Comparables share its city (its district when there are enough), deal type, property
+    type and rooms, with a total area within ±20 %. Returns their count, median price and
+    price per m², the listing's percentile and a verdict in Ukrainian with the numbers.
+    """
+    return await run_search(
+        "market_context", market.market_context, listing_id=listing_id, currency=currency
+    )
+
+
+@mcp.tool(annotations=READ_ONLY, structured_output=True)
+async def find_duplicates(listing_id: ListingId) -> DuplicatesResult:
+    """Listings that are probably the same property (re-posted by agencies or on other
+    sites), each with the evidence: area and price difference, text similarity, same phone.
+
+    Strict on purpose: a listing not named here may still be the same flat, but one named
+    here very probably is. duplicate_group is the same id for every listing of a group.
+    """
+    return await run_search("find_duplicates", market.find_duplicates, listing_id=listing_id)
+
+
+@mcp.resource("market://{city}", mime_type="application/json")
+async def market_resource(city: str) -> str:
+    """A city's market: quarterly trend of sale and long-rent prices by deal type."""
+    return _json(
+        await run_search(
+            "market_resource",
+            market.price_trends,
+            filters={"city": unquote(city)},
+            group_by="deal_type",
+            period="quarter",
+        )
+    )

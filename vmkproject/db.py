@@ -171,6 +171,19 @@ def running_servers() -> list[Path]:
     return list(_servers)
 
 
+OLD_DEMO_DATA = (
+    "The embedded database %s was filled by generator version %s (now %s): price trends "
+    "and planted duplicates may be missing. Rebuild it with `make clean-data`."
+)
+
+
+def _warn_if_old_demo(meta: dict[str, str], dbname: str) -> None:
+    from listings.generator import GENERATOR_VERSION
+
+    if meta.get("seed") and meta.get("generator_version") != GENERATOR_VERSION:
+        logger.warning(OLD_DEMO_DATA, dbname, meta.get("generator_version", "1"), GENERATOR_VERSION)
+
+
 def ensure_database(
     server: EmbeddedServer,
     *,
@@ -190,6 +203,9 @@ def ensure_database(
     with _lock, server.connect(dbname) as conn:
         meta = schema.read_meta(conn)
         if meta.get("ready") == "1":
+            _warn_if_old_demo(meta, dbname)
+            if schema.add_missing_indexes(conn):
+                logger.info("embedded database %s: added the market index", dbname)
             return
         started = time.monotonic()
         schema.create_schema(conn, fts_config=fts_config, tsearch_dir=tsearch_dir())

@@ -48,6 +48,7 @@ def browser(tmp_path) -> Iterator[object]:
     ):
         options.add_argument(argument)
     options.add_experimental_option("prefs", {"intl.accept_languages": "uk,uk-UA"})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # console errors
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(60)
     try:

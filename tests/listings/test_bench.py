@@ -36,6 +36,9 @@ def test_bench_search_prints_the_table_and_writes_the_same_json(tmp_path):
         "similar",
         "stats",
         "get",
+        "market_context",
+        "duplicates",
+        "trends_city",
     }
     assert {s["way"] for s in report["series"]} == {"raw_sql", "search_function"}
     calls = {s["mode"]: s["calls"] for s in report["series"]}

@@ -14,10 +14,13 @@ import pytest
 from listings import generator
 from listings.generator import (
     CITIES,
+    CITY_PRICE_TREND,
     COLUMNS,
     PROPERTY_TYPES,
+    duplicate_of,
     embedding_text,
     generate_listings,
+    price_trend_factor,
 )
 
 SAMPLE = 6000
@@ -265,7 +268,11 @@ def test_addresses_urls_and_contacts(rows):
     for row in rows:
         assert row["address_raw"].startswith(f"м. {row['city']}, ")
         assert re.search(r", \d+", row["address_raw"])
-        assert row["url_source"] == f"https://example-realty.ua/listing/{row['id']}"
+        if row["url_source"].startswith("https://example-realty.ua/"):
+            assert row["url_source"] == f"https://example-realty.ua/listing/{row['id']}"
+        else:  # a planted re-post of another listing, from another site
+            assert duplicate_of(123, row["id"]) is not None
+            assert row["url_source"].endswith(f"/{row['id']}")
         assert phone.match(row["contact_phone"])
         assert 0 <= row["images_count"] <= 30
         raw_ids.add(row["raw_data_id"])
@@ -562,3 +569,51 @@ def test_one_listing_in_a_thousand_carries_instruction_like_text():
     assert not any(text in (planted[0]["description"] or "") for text in INSTRUCTION_LIKE_TEXTS)
     assert planted[1]["description"].endswith(INSTRUCTION_LIKE_TEXTS[1])
     assert not any(text in (planted[2]["description"] or "") for text in INSTRUCTION_LIKE_TEXTS)
+
+
+# --- market: planted duplicates and price trends -------------------------------------------
+
+
+def test_planted_duplicates_are_the_same_property_in_other_words(rows):
+    by_id = {row["id"]: row for row in rows}
+    copies = [r for r in rows if not r["url_source"].startswith("https://example-realty.ua/")]
+    assert 0.03 < len(copies) / len(rows) < 0.08
+    for copy in copies:
+        original = by_id.get(duplicate_of(123, copy["id"]))
+        if original is None:
+            continue  # the original is before this sample's first id
+        for column in ("city", "district", "deal_type", "property_type_id", "rooms_count"):
+            assert copy[column] == original[column], column
+        assert (copy["floor"], copy["floors_count"]) == (
+            original["floor"],
+            original["floors_count"],
+        )
+        assert abs(copy["total_area"] - original["total_area"]) <= 1
+        assert copy["currency"] == original["currency"]
+        # within 3 %, plus the rounding of a small rent (1 200 -> 1 250 USD)
+        assert abs(float(copy["price"]) / float(original["price"]) - 1) <= 0.06
+        assert (copy["title"], copy["description"]) != (original["title"], original["description"])
+        assert copy["url_source"] != original["url_source"]
+
+
+def test_a_copy_is_drawn_from_its_own_and_its_originals_streams_only():
+    copy_id = next(i for i in range(2, 5000) if duplicate_of(5, i) is not None)
+    alone = next(generate_listings(1, seed=5, start_id=copy_id))
+    in_batch = list(generate_listings(copy_id, seed=5, start_id=1))[-1]
+    assert alone == in_batch
+
+
+def test_prices_follow_each_citys_trend():
+    rows = list(generate_listings(20000, seed=11))
+    half = NOW - timedelta(days=365)
+    for city, yearly in CITY_PRICE_TREND.items():
+        per_m2 = {True: [], False: []}
+        for r in rows:
+            flat = r["deal_type"] == "sale" and r["property_type_id"] == 1
+            if r["city"] == city and flat and r["currency"] == "USD" and r["price"] is not None:
+                per_m2[r["publish_date"] >= half].append(r["price"] / r["total_area"])
+        ratio = statistics.median(per_m2[True]) / statistics.median(per_m2[False])
+        if abs(yearly) >= 0.1:
+            assert (ratio > 1) == (yearly > 0), (city, ratio)
+    assert price_trend_factor("Київ", NOW, NOW) == pytest.approx(1.12)
+    assert price_trend_factor("Київ", half, NOW) == pytest.approx(1.0)

@@ -110,7 +110,11 @@ async def test_zero_vectors_are_never_neighbours(fixture, request):
     _, picked = request.getfixturevalue(f"{fixture}_database")
     zero = picked["zero"]
     async with Client(server.mcp_url) as client:
-        semantic = await client.call_tool("search_similar_listings", {"query": QUERY, "limit": 50})
+        # every card of a full page counts here: no folding of duplicates
+        semantic = await client.call_tool(
+            "search_similar_listings",
+            {"query": QUERY, "limit": 50, "collapse_duplicates": False},
+        )
         source = semantic.structured_content["listings"][0]["id"]
         similar = await client.call_tool(
             "find_similar_to_listing", {"listing_id": source, "limit": 50}

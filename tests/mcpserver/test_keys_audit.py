@@ -256,8 +256,8 @@ async def call_as(url: str, token: str) -> int:
 
 @pytest.mark.anyio
 async def test_a_valid_key_lists_tools_and_its_calls_land_in_the_audit_log(keyed_server):
-    assert await call_as(keyed_server.server.mcp_url, keyed_server.keys["valid-agent"]) == 7
-    assert await call_as(keyed_server.server.mcp_url, STATIC_TOKEN) == 7  # side by side
+    assert await call_as(keyed_server.server.mcp_url, keyed_server.keys["valid-agent"]) == 10
+    assert await call_as(keyed_server.server.mcp_url, STATIC_TOKEN) == 10  # side by side
 
     query = (
         "SELECT key_name, tool, arguments, rows, latency_ms, error_code "

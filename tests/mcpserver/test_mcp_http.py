@@ -21,6 +21,9 @@ TOOLS = {
     "get_listing_by_id",
     "listing_stats",
     "describe_schema",
+    "price_trends",
+    "market_context",
+    "find_duplicates",
 }
 MODES = ["legacy", "2026-07-28"]
 QUERY = "двокімнатна квартира біля метро з балконом"
@@ -209,7 +212,7 @@ async def test_a_valid_token_gets_through(mcp_server_with_tokens):
         Client(streamable_http_client(mcp_server_with_tokens.mcp_url, http_client=http)) as client,
     ):
         tools = (await client.list_tools()).tools
-    assert len(tools) == 7
+    assert len(tools) == len(TOOLS)
 
 
 async def test_concurrent_calls_do_not_serialise(mcp_server, listings_db):

@@ -1,0 +1,699 @@
+"""Market insight through the search layer: price trends, a listing against its market, and
+listings that are probably the same property.
+
+Like listings.search, every function is synchronous, keyword-only and raises typed errors;
+the MCP tools, the admin dashboard and the market_report command all call these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import date
+from typing import Any
+
+import numpy as np
+from django.db.models import Aggregate, Count, F, FloatField, Func, IntegerField, Q, Value
+from django.db.models.functions import Abs, Trunc
+from pgvector.django import CosineDistance
+
+from .errors import InvalidArgument, NotFound
+from .filters import Filters, parse_filters
+from .market_results import (
+    Comparable,
+    DuplicateMatch,
+    DuplicatesResult,
+    MarketContext,
+    PriceBand,
+    PriceDistribution,
+    TrendPoint,
+    TrendResult,
+    TrendSeries,
+)
+from .models import PropertyListing
+from .querysets import price_bounds, price_in
+from .results import SearchPage
+from .search import (
+    CURRENCY_UNKNOWN,
+    GROUP_BY,
+    GROUP_BY_UNKNOWN,
+    LISTING_NOT_FOUND,
+    MIXED_DEALS_WARNING,
+    Median,
+    _database,
+    _listing_id,
+    _rates,
+    _timing,
+)
+
+PERIODS = ("month", "quarter")
+DISTRIBUTION_BINS = 20
+DISTRIBUTION_TAILS = 0.02
+BINS_RANGE = "'bins' must be an integer from 2 to 100."
+PERIOD_UNKNOWN = "'period' must be one of: month, quarter."
+MIN_SAMPLE = 5  # a period's figures from fewer listings are marked low_sample
+MAX_TREND_GROUPS = 12
+
+# Comparables: the same deal, property type and rooms, an area within AREA_BAND, active.
+AREA_BAND = 0.2
+MIN_DISTRICT_COMPARABLES = 10  # fewer in the district: compare with the whole city
+MIN_COMPARABLES = 5  # fewer in the city: no verdict
+NEAR_MEDIAN_PCT = 5.0
+EXAMPLES = 5
+
+# Duplicates: the same city, deal, property type, rooms, floor and number of floors, an
+# area within DUPLICATE_AREA_TOLERANCE (or 1 m²), a price within DUPLICATE_PRICE_TOLERANCE,
+# and texts not far apart (or the same phone when there is no embedding to compare). A
+# false merge hides a real offer, so every condition must hold.
+DUPLICATE_AREA_TOLERANCE = 0.02
+DUPLICATE_PRICE_TOLERANCE = 0.08
+# A floor, not a proof: the offline demo embedder scores two wordings of one flat from 0.44
+# up, while listings of other flats that pass every structural test are rejected here.
+DUPLICATE_MIN_SIMILARITY = 0.4
+DUPLICATE_CANDIDATES = 50
+DUPLICATE_RULE = (
+    "Same city, deal type, property type, rooms, floor and number of floors; total area "
+    f"within {DUPLICATE_AREA_TOLERANCE:.0%} (or 1 m²); district the same when both have one; "
+    f"price within {DUPLICATE_PRICE_TOLERANCE:.0%} after currency conversion; and text "
+    f"similarity (1 − cosine distance of the embeddings) at least {DUPLICATE_MIN_SIMILARITY}, "
+    "or, when either has no embedding, the same contact phone."
+)
+
+COLLAPSED_NOTE = "ще {count} {word} цього об'єкта"
+VERDICT_NO_PRICE = "Ціну не вказано, тож порівняти її з ринком не можна."
+VERDICT_TOO_FEW = "Замало схожих активних оголошень ({count}) у місті {city}, щоб порівняти ціну."
+VERDICT_NO_CITY = "Місто не вказано, тож порівняти ціну з ринком не можна."
+
+
+LISTING_FIELDS = (
+    "id",
+    "city",
+    "district",
+    "deal_type",
+    "property_type_id",
+    "rooms_count",
+    "total_area",
+    "floor",
+    "floors_count",
+    "price",
+    "currency",
+    "contact_phone",
+)
+
+
+def _listing(listing_id: Any, *, with_embedding: bool = False) -> PropertyListing:
+    number = _listing_id(listing_id)
+    fields = (*LISTING_FIELDS, "embedding") if with_embedding else LISTING_FIELDS
+    with _database():
+        listing = PropertyListing.objects.only(*fields).filter(id=number).first()
+    if listing is None:
+        raise NotFound(LISTING_NOT_FOUND.format(listing_id=number))
+    return listing
+
+
+def _currency(currency: Any) -> str:
+    if not isinstance(currency, str) or currency not in _rates():
+        raise InvalidArgument(CURRENCY_UNKNOWN.format(allowed=", ".join(_rates())))
+    return currency
+
+
+def _round(value: Any, digits: int = 2) -> float | None:
+    return None if value is None else round(float(value), digits)
+
+
+def _in(value: Any, currency: str | None, target: str) -> float | None:
+    """A price in `target` through the configured rates; None for unknown currencies."""
+    rates = _rates()
+    if value is None or currency is None or currency not in rates:
+        return None
+    return float(value) * rates[target] / rates[currency]
+
+
+# --- trends ------------------------------------------------------------------------------
+
+
+def _label(moment: date, period: str) -> str:
+    if period == "quarter":
+        return f"{moment.year}-Q{(moment.month - 1) // 3 + 1}"
+    return f"{moment.year}-{moment.month:02d}"
+
+
+def _periods(first: date, last: date, period: str) -> list[str]:
+    """Every period label from `first` to `last`: an empty period shows as count 0."""
+    step = 3 if period == "quarter" else 1
+    labels = []
+    year, month = first.year, first.month
+    while (year, month) <= (last.year, last.month):
+        labels.append(_label(date(year, month, 1), period))
+        month += step
+        if month > 12:
+            year, month = year + 1, month - 12
+    return labels
+
+
+def _change(points: list[TrendPoint]) -> float | None:
+    solid = [p for p in points if not p.low_sample]
+    for key in ("median_price_per_m2", "median_price"):
+        values = [getattr(p, key) for p in solid if getattr(p, key)]
+        if len(values) >= 2:
+            return round((values[-1] / values[0] - 1.0) * 100.0, 1)
+    return None
+
+
+def price_trends(
+    *,
+    filters: Filters | Mapping[str, Any] | None = None,
+    group_by: str | None = None,
+    period: str = "month",
+    currency: str = "USD",
+) -> TrendResult:
+    """Count, median price and median price per m² per month or quarter of publish_date.
+
+    Every listing published in a period counts, whatever its status now (a sold flat was
+    on the market then), unless filters.listing_status says otherwise. Periods with fewer
+    than MIN_SAMPLE priced listings are marked low_sample; none are smoothed or dropped.
+    """
+    parsed = parse_filters(filters)
+    if "listing_status" not in parsed.model_fields_set:
+        parsed = parsed.model_copy(update={"listing_status": "any"})
+    if group_by is not None and group_by not in GROUP_BY:
+        raise InvalidArgument(GROUP_BY_UNKNOWN)
+    if period not in PERIODS:
+        raise InvalidArgument(PERIOD_UNKNOWN)
+    currency = _currency(currency)
+    qs = (
+        PropertyListing.objects.filtered(parsed, _rates())
+        .filter(publish_date__isnull=False)
+        .annotate(p=price_in(currency, _rates()), bucket=Trunc("publish_date", period))
+    )
+    figures = {
+        "count": Count("id"),
+        "priced_count": Count("p"),
+        "median_price": Median("p"),
+        "median_price_per_m2": Median(
+            F("p") / F("total_area"), filter=Q(total_area__gt=0, p__isnull=False)
+        ),
+    }
+    groups: list[Any] = [None]
+    truncated = False
+    with _database():
+        if group_by is not None:
+            top = list(
+                qs.values(group_by)
+                .annotate(n=Count("id"))
+                .order_by("-n", group_by)
+                .values_list(group_by, "n")[: MAX_TREND_GROUPS + 1]
+            )
+            truncated = len(top) > MAX_TREND_GROUPS
+            groups = [value for value, _ in top[:MAX_TREND_GROUPS]]
+            qs = qs.filter(**{f"{group_by}__in": [g for g in groups if g is not None]}) | (
+                qs.filter(**{f"{group_by}__isnull": True}) if None in groups else qs.none()
+            )
+        keys = ["bucket", *([group_by] if group_by else [])]
+        rows = list(qs.values(*keys).annotate(**figures).order_by(*keys))
+    by_group: dict[Any, dict[str, dict[str, Any]]] = {g: {} for g in groups}
+    first = last = None
+    for row in rows:
+        bucket = row["bucket"].date() if hasattr(row["bucket"], "date") else row["bucket"]
+        first = bucket if first is None or bucket < first else first
+        last = bucket if last is None or bucket > last else last
+        by_group.setdefault(row.get(group_by) if group_by else None, {})[_label(bucket, period)] = (
+            row
+        )
+    labels = _periods(first, last, period) if first and last else []
+    series = []
+    for group, found in by_group.items():
+        points = []
+        for label in labels:
+            row = found.get(label, {})
+            priced = int(row.get("priced_count", 0))
+            points.append(
+                TrendPoint(
+                    period=label,
+                    count=int(row.get("count", 0)),
+                    priced_count=priced,
+                    median_price=_round(row.get("median_price")),
+                    median_price_per_m2=_round(row.get("median_price_per_m2")),
+                    low_sample=priced < MIN_SAMPLE,
+                )
+            )
+        series.append(
+            TrendSeries(
+                group=group,
+                count=sum(p.count for p in points),
+                points=points,
+                change_pct=_change(points),
+            )
+        )
+    warnings = []
+    if parsed.deal_type is None and group_by != "deal_type":
+        warnings.append(MIXED_DEALS_WARNING)
+    _timing().rows = len(rows)
+    return TrendResult(
+        currency=currency,
+        period=period,
+        group_by=group_by,
+        filters=parsed.active(),
+        min_sample=MIN_SAMPLE,
+        series=series,
+        groups_truncated=truncated,
+        warnings=warnings,
+    )
+
+
+# --- price distribution --------------------------------------------------------------------
+
+
+class _Percentile(Aggregate):
+    function = "percentile_cont"
+    template = "%(function)s(%(fraction)s) WITHIN GROUP (ORDER BY %(expressions)s)"
+    output_field = FloatField()
+
+
+def price_distribution(
+    *,
+    filters: Filters | Mapping[str, Any] | None = None,
+    currency: str = "USD",
+    bins: int = DISTRIBUTION_BINS,
+) -> PriceDistribution:
+    """How many listings fall in each price band, between the 2nd and 98th percentiles
+    (the listings outside are counted apart, so one mansion does not flatten the chart)."""
+    parsed = parse_filters(filters)
+    currency = _currency(currency)
+    if not isinstance(bins, int) or isinstance(bins, bool) or not 2 <= bins <= 100:
+        raise InvalidArgument(BINS_RANGE)
+    qs = (
+        PropertyListing.objects.filtered(parsed, _rates())
+        .annotate(p=price_in(currency, _rates()))
+        .filter(p__isnull=False)
+    )
+    with _database():
+        edges = qs.aggregate(
+            low=_Percentile("p", fraction=DISTRIBUTION_TAILS),
+            high=_Percentile("p", fraction=1 - DISTRIBUTION_TAILS),
+            n=Count("id"),
+        )
+        low, high = edges["low"], edges["high"]
+        counts: dict[int, int] = {}
+        top_edge = 0
+        if low is not None and high is not None and high > low:
+            bucket = Func(
+                F("p"),
+                Value(low),
+                Value(high),
+                Value(bins),
+                function="width_bucket",
+                output_field=IntegerField(),
+            )
+            rows = qs.annotate(b=bucket).values("b").annotate(n=Count("id")).order_by("b")
+            counts = {row["b"]: row["n"] for row in rows}
+            top_edge = qs.filter(p=high).count()
+    width = (high - low) / bins if low is not None and high is not None and high > low else 0
+    bands = [
+        PriceBand(
+            low=round(low + i * width, 2),
+            high=round(low + (i + 1) * width, 2),
+            # width_bucket puts the top edge itself in bucket bins + 1: it belongs to the last.
+            count=counts.get(i + 1, 0) + (top_edge if i == bins - 1 else 0),
+        )
+        for i in range(bins if width else 0)
+    ]
+    _timing().rows = len(bands)
+    return PriceDistribution(
+        currency=currency,
+        filters=parsed.active(),
+        total=int(edges["n"]),
+        below=counts.get(0, 0),
+        above=counts.get(bins + 1, 0) - top_edge,
+        bands=bands,
+    )
+
+
+# --- a listing against its market ---------------------------------------------------------
+
+
+def _plural_listings(count: int) -> str:
+    if count % 10 == 1 and count % 100 != 11:
+        return f"{count} схожого оголошення"
+    return f"{count} схожих оголошень"
+
+
+def _verdict(difference: float, count: int, city: str, district: str | None, per_m2: bool) -> str:
+    place = f"у місті {city}, район {district}" if district else f"у місті {city}"
+    basis = " (за ціною за м²)" if per_m2 else ""
+    rounded = round(abs(difference))
+    if abs(difference) < NEAR_MEDIAN_PCT:
+        direction = "дешевше" if difference < 0 else "дорожче"
+        return (
+            f"Ціна близька до медіани {_plural_listings(count)} {place}: на {rounded} % "
+            f"{direction}{basis}."
+        )
+    direction = "дешевше" if difference < 0 else "дорожче"
+    return f"На {rounded} % {direction} за медіану {_plural_listings(count)} {place}{basis}."
+
+
+def comparables_of(listing: PropertyListing) -> tuple[Any, dict[str, Any]]:
+    """Active listings like `listing` in its city (the caller narrows to the district)."""
+    criteria: dict[str, Any] = {
+        "city": listing.city,
+        "deal_type": listing.deal_type,
+        "property_type_id": listing.property_type_id,
+        "rooms_count": listing.rooms_count,
+        "listing_status": "active",
+    }
+    qs = PropertyListing.objects.filter(**criteria).exclude(id=listing.id)
+    area = _round(listing.total_area)
+    if area and area > 0:
+        low, high = round(area * (1 - AREA_BAND), 2), round(area * (1 + AREA_BAND), 2)
+        qs = qs.filter(total_area__gte=low, total_area__lte=high)
+        criteria["total_area"] = [low, high]
+    return qs, criteria
+
+
+def market_context(*, listing_id: int, currency: str = "USD") -> MarketContext:
+    """How a listing's price compares with its comparables: how many, their median price
+    and price per m², the listing's percentile, and a verdict in plain Ukrainian."""
+    currency = _currency(currency)
+    listing = _listing(listing_id)
+    price = _in(listing.price, listing.currency, currency)
+    area = _round(listing.total_area)
+    per_m2 = price / area if price is not None and area else None
+    base, criteria = comparables_of(listing)
+    priced = base.annotate(p=price_in(currency, _rates())).filter(p__isnull=False)
+    scope, count, figures = "none", 0, {}
+    aggregates: dict[str, Any] = {
+        "n": Count("id"),
+        "median_price": Median("p"),
+        "median_price_per_m2": Median(F("p") / F("total_area"), filter=Q(total_area__gt=0)),
+    }
+    if price is not None:
+        aggregates["cheaper"] = Count("id", filter=Q(p__lt=price))
+        aggregates["same"] = Count("id", filter=Q(p=price))
+    if listing.city:
+        with _database():
+            if listing.district:
+                figures = priced.filter(district=listing.district).aggregate(**aggregates)
+                scope = "district"
+            if figures.get("n", 0) < MIN_DISTRICT_COMPARABLES:
+                figures = priced.aggregate(**aggregates)
+                scope = "city"
+            count = int(figures["n"])
+            reference = priced.filter(district=listing.district) if scope == "district" else priced
+            examples = list(
+                reference.annotate(gap=Abs(F("total_area") - (area or 0)))
+                .order_by("gap", "id")
+                .values("id", "district", "rooms_count", "total_area", "p")[:EXAMPLES]
+            )
+    else:
+        examples = []
+    if scope == "district":
+        criteria["district"] = listing.district
+    median_price = _round(figures.get("median_price"))
+    median_m2 = _round(figures.get("median_price_per_m2"))
+    percentile = difference = None
+    if listing.city is None:
+        verdict = VERDICT_NO_CITY
+    elif price is None:
+        verdict = VERDICT_NO_PRICE
+    elif count < MIN_COMPARABLES:
+        verdict = VERDICT_TOO_FEW.format(count=count, city=listing.city)
+    else:
+        percentile = round(100.0 * (figures["cheaper"] + 0.5 * figures["same"]) / count, 1)
+        use_m2 = per_m2 is not None and median_m2 is not None
+        mine, median = (per_m2, median_m2) if use_m2 else (price, median_price)
+        difference = round((mine / median - 1.0) * 100.0, 1) if mine and median else None
+        verdict = (
+            _verdict(
+                difference,
+                count,
+                listing.city,
+                listing.district if scope == "district" else None,
+                use_m2,
+            )
+            if difference is not None
+            else VERDICT_NO_PRICE
+        )
+    _timing().rows = count
+    return MarketContext(
+        listing_id=listing.id,
+        currency=currency,
+        price=_round(price),
+        price_per_m2=_round(per_m2),
+        scope=scope,
+        criteria=criteria,
+        comparables_count=count,
+        median_price=median_price,
+        median_price_per_m2=median_m2,
+        percentile=percentile,
+        difference_pct=difference,
+        verdict=verdict,
+        examples=[
+            Comparable(
+                id=row["id"],
+                district=row["district"],
+                rooms_count=row["rooms_count"],
+                total_area=_round(row["total_area"]),
+                price=_round(row["p"]),
+                price_per_m2=_round(row["p"] / float(row["total_area"]))
+                if row["total_area"]
+                else None,
+            )
+            for row in examples
+        ],
+    )
+
+
+# --- duplicates ----------------------------------------------------------------------------
+
+
+def duplicate_candidates(listing: PropertyListing) -> Any:
+    """Listings that could be the same property, by the structured fields alone."""
+    qs = PropertyListing.objects.filter(
+        city=listing.city,
+        deal_type=listing.deal_type,
+        property_type_id=listing.property_type_id,
+        rooms_count=listing.rooms_count,
+        floor=listing.floor,
+        floors_count=listing.floors_count,
+    ).exclude(id=listing.id)
+    area = float(listing.total_area)  # type: ignore[arg-type]
+    tolerance = max(1.0, area * DUPLICATE_AREA_TOLERANCE)
+    qs = qs.filter(total_area__gte=area - tolerance, total_area__lte=area + tolerance)
+    if listing.district:
+        qs = qs.filter(Q(district=listing.district) | Q(district__isnull=True))
+    return qs
+
+
+def _comparable_fields(listing: PropertyListing) -> bool:
+    return bool(
+        listing.city
+        and listing.total_area
+        and listing.price is not None
+        and listing.rooms_count is not None
+    )
+
+
+def _matches(listing: PropertyListing, vector: Any) -> list[DuplicateMatch]:
+    if not _comparable_fields(listing):
+        return []
+    usd = _in(listing.price, listing.currency, "USD")
+    if usd is None or usd <= 0:
+        return []
+    qs = duplicate_candidates(listing).annotate(usd=price_in("USD", _rates()))
+    qs = qs.filter(
+        price_bounds(
+            usd * (1 - DUPLICATE_PRICE_TOLERANCE),
+            usd * (1 + DUPLICATE_PRICE_TOLERANCE),
+            "USD",
+            _rates(),
+        )
+    )
+    if vector is not None:
+        qs = qs.annotate(distance=CosineDistance("embedding", vector))
+    fields = [
+        "id",
+        "title",
+        "listing_status",
+        "price",
+        "currency",
+        "total_area",
+        "url_source",
+        "publish_date",
+        "usd",
+        "contact_phone",
+        "district",
+        *(["distance"] if vector is not None else []),
+    ]
+    with _database():
+        rows = list(qs.order_by("id").values(*fields)[:DUPLICATE_CANDIDATES])
+    mine = {**{name: getattr(listing, name) for name in RULE_FIELDS}, "usd": usd}
+    matches = []
+    for row in rows:
+        distance = row.get("distance")
+        similarity = None if distance is None else round(1.0 - float(distance), 4)
+        same_phone = bool(listing.contact_phone) and row["contact_phone"] == listing.contact_phone
+        if not same_property(mine, {**row, **_structure(listing)}, similarity):
+            continue
+        area = float(row["total_area"])
+        matches.append(
+            DuplicateMatch(
+                id=row["id"],
+                title=row["title"],
+                listing_status=row["listing_status"],
+                price=_round(row["price"]),
+                currency=row["currency"],
+                total_area=_round(area),
+                url_source=row["url_source"],
+                publish_date=row["publish_date"],
+                evidence={
+                    "area_difference_m2": round(area - float(listing.total_area or 0), 2),
+                    "price_difference_pct": round((float(row["usd"]) / usd - 1.0) * 100.0, 1),
+                    "text_similarity": similarity,
+                    "same_contact_phone": same_phone,
+                    "same_district": row["district"] == listing.district,
+                    "same_floor": True,
+                },
+            )
+        )
+    return matches
+
+
+RULE_FIELDS = (
+    "city",
+    "deal_type",
+    "property_type_id",
+    "rooms_count",
+    "floor",
+    "floors_count",
+    "total_area",
+    "district",
+    "contact_phone",
+)
+
+
+def _structure(listing: PropertyListing) -> dict[str, Any]:
+    """The fields duplicate_candidates already made equal in SQL."""
+    return {
+        name: getattr(listing, name)
+        for name in ("city", "deal_type", "property_type_id", "rooms_count", "floor")
+    } | {"floors_count": listing.floors_count}
+
+
+def same_property(a: Mapping[str, Any], b: Mapping[str, Any], similarity: float | None) -> bool:
+    """DUPLICATE_RULE on two listings' fields (`usd`: the price in USD) and the similarity
+    of their embeddings (None when either has none)."""
+    for name in ("city", "deal_type", "property_type_id", "rooms_count", "floor", "floors_count"):
+        if a.get(name) != b.get(name):
+            return False
+    if not a.get("city") or a.get("rooms_count") is None:
+        return False
+    if a.get("district") and b.get("district") and a["district"] != b["district"]:
+        return False
+    area_a, area_b = a.get("total_area"), b.get("total_area")
+    if not area_a or not area_b:
+        return False
+    tolerance = max(1.0, float(area_a) * DUPLICATE_AREA_TOLERANCE)
+    if abs(float(area_a) - float(area_b)) > tolerance + 1e-9:
+        return False
+    usd_a, usd_b = a.get("usd"), b.get("usd")
+    if not usd_a or not usd_b or abs(usd_b / usd_a - 1.0) > DUPLICATE_PRICE_TOLERANCE:
+        return False
+    if similarity is None:
+        return bool(a.get("contact_phone")) and a.get("contact_phone") == b.get("contact_phone")
+    return similarity >= DUPLICATE_MIN_SIMILARITY
+
+
+def _more_listings(count: int) -> str:
+    word = (
+        "оголошення"
+        if count % 10 in (1, 2, 3, 4) and count % 100 not in (11, 12, 13, 14)
+        else "оголошень"
+    )
+    return COLLAPSED_NOTE.format(count=count, word=word)
+
+
+def collapse_duplicates(page: SearchPage) -> SearchPage:
+    """One card per property on a page: a card whose duplicates (DUPLICATE_RULE) are also on
+    the page keeps its place, lists their ids and says "ще N оголошення цього об'єкта"; the
+    duplicates are taken out. Duplicates on other pages are find_duplicates' job."""
+    ids = [card.id for card in page.listings]
+    if len(ids) < 2:
+        return page
+    with _database():
+        rows = {
+            row["id"]: row
+            for row in PropertyListing.objects.filter(id__in=ids)
+            .annotate(usd=price_in("USD", _rates()))
+            .values("id", "embedding", "usd", *RULE_FIELDS)
+        }
+    vectors = {}
+    for listing_id, row in rows.items():
+        if row["embedding"] is not None:
+            vector = np.asarray(row["embedding"], dtype=np.float64)
+            norm = float(np.linalg.norm(vector))
+            vectors[listing_id] = vector / norm if norm else None
+    first_of: dict[int, int] = {}
+    for position, later in enumerate(ids):
+        for earlier in ids[:position]:
+            if earlier in first_of or later not in rows or earlier not in rows:
+                continue
+            a, b = vectors.get(earlier), vectors.get(later)
+            similarity = None if a is None or b is None else float(a @ b)
+            if same_property(rows[earlier], rows[later], similarity):
+                first_of[later] = earlier
+                break
+    if not first_of:
+        return page
+    hidden: dict[int, list[int]] = {}
+    for later, earlier in first_of.items():
+        hidden.setdefault(earlier, []).append(later)
+    cards = [
+        card.model_copy(
+            update={
+                "duplicate_ids": hidden[card.id],
+                "duplicates_note": _more_listings(len(hidden[card.id])),
+            }
+        )
+        if card.id in hidden
+        else card
+        for card in page.listings
+        if card.id not in first_of
+    ]
+    return page.model_copy(update={"listings": cards, "duplicates_collapsed": len(first_of)})
+
+
+def collapsing(search_function: Callable[..., SearchPage]) -> Callable[..., SearchPage]:
+    """`search_function` whose page comes back with duplicates collapsed."""
+
+    def run(**kwargs: Any) -> SearchPage:
+        return collapse_duplicates(search_function(**kwargs))
+
+    return run
+
+
+def find_duplicates(*, listing_id: int) -> DuplicatesResult:
+    """Listings that are probably the same property as this one, each with its evidence.
+
+    Precision comes first (a false merge hides a real offer): see DUPLICATE_RULE.
+    """
+    listing = _listing(listing_id, with_embedding=True)
+    vector = listing.embedding
+    matches = _matches(listing, None if vector is None else [float(x) for x in vector])
+    _timing().rows = len(matches)
+    return DuplicatesResult(
+        listing_id=listing.id,
+        duplicate_group=min([listing.id, *(m.id for m in matches)]),
+        duplicates=matches,
+        rule=DUPLICATE_RULE,
+    )
+
+
+__all__ = [
+    "DUPLICATE_RULE",
+    "PERIODS",
+    "collapse_duplicates",
+    "collapsing",
+    "find_duplicates",
+    "market_context",
+    "price_distribution",
+    "price_trends",
+]
