@@ -35,9 +35,11 @@ def succeeded(run: Any, *args: str, **env: str | None) -> subprocess.CompletedPr
 @pytest.mark.parametrize("mode", ["semantic", "text", "hybrid"])
 def test_search_listings_in_each_mode_as_json_and_table(foreign, name, mode):
     run = foreign[name]
+    # Without morphology (variant B) a sentence's exact word forms may be in no listing.
+    query = "квартира" if mode == "text" else QUERY
     page = json.loads(
         succeeded(
-            run, "search_listings", QUERY, "--mode", mode, "--json", "--limit", "5",
+            run, "search_listings", query, "--mode", mode, "--json", "--limit", "5",
             "--max-price", "3000000", "--currency", "UAH",
         ).stdout
     )  # fmt: skip
