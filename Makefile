@@ -47,7 +47,7 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy .
 
 pytest: install
-	$(VENV)/bin/pytest
+	$(VENV)/bin/pytest --durations=15
 
 test: install lint typecheck pytest
 
