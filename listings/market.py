@@ -12,7 +12,7 @@ from datetime import date
 from typing import Any
 
 import numpy as np
-from django.db.models import Aggregate, Count, F, FloatField, Func, IntegerField, Q, Value
+from django.db.models import Count, F, Func, IntegerField, Q, Value
 from django.db.models.functions import Abs, Trunc
 from pgvector.django import CosineDistance
 
@@ -39,6 +39,7 @@ from .search import (
     LISTING_NOT_FOUND,
     MIXED_DEALS_WARNING,
     Median,
+    Percentile,
     _database,
     _listing_id,
     _rates,
@@ -263,12 +264,6 @@ def price_trends(
 # --- price distribution --------------------------------------------------------------------
 
 
-class _Percentile(Aggregate):
-    function = "percentile_cont"
-    template = "%(function)s(%(fraction)s) WITHIN GROUP (ORDER BY %(expressions)s)"
-    output_field = FloatField()
-
-
 def price_distribution(
     *,
     filters: Filters | Mapping[str, Any] | None = None,
@@ -288,8 +283,8 @@ def price_distribution(
     )
     with _database():
         edges = qs.aggregate(
-            low=_Percentile("p", fraction=DISTRIBUTION_TAILS),
-            high=_Percentile("p", fraction=1 - DISTRIBUTION_TAILS),
+            low=Percentile("p", fraction=DISTRIBUTION_TAILS),
+            high=Percentile("p", fraction=1 - DISTRIBUTION_TAILS),
             n=Count("id"),
         )
         low, high = edges["low"], edges["high"]

@@ -1022,10 +1022,20 @@ def _group_value(group_by: str) -> Any:
     return Case(*whens, default=F(group_by), output_field=CharField())
 
 
-class Median(Aggregate):
+class Percentile(Aggregate):
+    """The continuous percentile `fraction` (0 to 1) of the expression."""
+
     function = "percentile_cont"
-    template = "%(function)s(0.5) WITHIN GROUP (ORDER BY %(expressions)s)"
+    template = "%(function)s(%(fraction)s) WITHIN GROUP (ORDER BY %(expressions)s)"
     output_field = FloatField()
+
+    def __init__(self, expression: Any, *, fraction: float, **extra: Any) -> None:
+        super().__init__(expression, fraction=float(fraction), **extra)
+
+
+class Median(Percentile):
+    def __init__(self, expression: Any, **extra: Any) -> None:
+        super().__init__(expression, fraction=0.5, **extra)
 
 
 def listing_stats(
