@@ -286,6 +286,27 @@ class Case:
     arguments: dict[str, Any]
 
 
+NO_EMBEDDED_LISTINGS = "The listings database has no listings with embeddings."
+
+
+def seeded_cases(seed: int, calls: int) -> list[Case]:
+    """The reproducible call mix over the database's active listings, with every query's
+    vector embedded now (so the timed calls hit the embedding cache)."""
+    from .errors import NotFound
+    from .models import PropertyListing
+
+    ids = list(
+        PropertyListing.objects.filter(embedding__isnull=False, listing_status="active")
+        .order_by("id")
+        .values_list("id", flat=True)[:2000]
+    )
+    if not ids:
+        raise NotFound(NO_EMBEDDED_LISTINGS)
+    embedder = get_embedder()
+    vectors = {q: embedder.embed_query_sync(q) for q in QUERIES}
+    return build_cases(seed, calls, vectors, ids)
+
+
 def build_cases(
     seed: int, calls: int, vectors: dict[str, Any], listing_ids: list[int]
 ) -> list[Case]:

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from listings import bench
+from listings.errors import SearchError
 from listings.models import PropertyListing
 from vmkproject.localserver import start_local_server
 
@@ -44,16 +45,10 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         levels = [int(x) for x in str(options["concurrency"]).split(",") if x]
         listings = PropertyListing.objects.count()
-        ids = list(
-            PropertyListing.objects.filter(embedding__isnull=False, listing_status="active")
-            .order_by("id")
-            .values_list("id", flat=True)[:2000]
-        )
-        if not ids:
-            raise CommandError("The listings database has no listings with embeddings.")
-        embedder = bench.get_embedder()
-        vectors = {q: embedder.embed_query_sync(q) for q in bench.QUERIES}  # cache hits from here
-        cases = bench.build_cases(options["seed"], options["calls"], vectors, ids)
+        try:
+            cases = bench.seeded_cases(options["seed"], options["calls"])
+        except SearchError as exc:
+            raise CommandError(exc.message) from None
         report: dict[str, Any] = {
             "when": datetime.now(UTC).isoformat(timespec="seconds"),
             "listings": listings,

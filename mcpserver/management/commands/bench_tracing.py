@@ -10,7 +10,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from listings import bench
-from listings.models import PropertyListing
+from listings.errors import SearchError
 from vmkproject.localserver import LocalServer, start_local_server
 
 
@@ -43,16 +43,10 @@ class Command(BaseCommand):
         parser.add_argument("--rounds", type=int, default=2, help="alternating runs per server")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        ids = list(
-            PropertyListing.objects.filter(embedding__isnull=False, listing_status="active")
-            .order_by("id")
-            .values_list("id", flat=True)[:2000]
-        )
-        if not ids:
-            raise CommandError("The listings database has no listings with embeddings.")
-        embedder = bench.get_embedder()
-        vectors = {q: embedder.embed_query_sync(q) for q in bench.QUERIES}
-        cases = bench.build_cases(options["seed"], options["calls"], vectors, ids)
+        try:
+            cases = bench.seeded_cases(options["seed"], options["calls"])
+        except SearchError as exc:
+            raise CommandError(exc.message) from None
         sink = ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
         threading.Thread(target=sink.serve_forever, daemon=True).start()
         endpoint = f"http://127.0.0.1:{sink.server_address[1]}"
