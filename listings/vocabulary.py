@@ -177,6 +177,10 @@ SYNONYMS: dict[str, dict[str, str]] = {
     },
 }
 
+# The default of the EXCHANGE_RATES setting (units per US dollar), and the rates the demo
+# generator prices its listings with.
+DEFAULT_EXCHANGE_RATES: dict[str, float] = {"USD": 1.0, "EUR": 0.92, "UAH": 41.5}
+
 # Currency spellings (case- and whitespace-insensitive) onto the three codes; the setting
 # CURRENCY_ALIASES is merged over these. "у.о."/"у.е." (conventional units) mean US dollars.
 CURRENCY_ALIASES: dict[str, str] = {

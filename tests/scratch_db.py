@@ -12,8 +12,8 @@ from urllib.parse import quote
 
 from django.conf import settings
 
-from listings import schema
-from vmkproject import db
+from demo import embedded as embedded_db
+from demo import schema
 
 HUGE = 20_000
 # rooms_count of the rows with huge texts, so that a filter finds exactly them.
@@ -21,11 +21,11 @@ HUGE_ROOMS = 77
 ALT_CONFIG = "uk_alt"
 
 
-def embedded_server() -> db.EmbeddedServer:
-    return db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+def embedded_server() -> embedded_db.EmbeddedServer:
+    return embedded_db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
 
 
-def url_of(server: db.EmbeddedServer, name: str) -> str:
+def url_of(server: embedded_db.EmbeddedServer, name: str) -> str:
     return f"postgres://postgres@{quote(server.socket_dir, safe='')}/{name}"
 
 

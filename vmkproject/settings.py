@@ -246,6 +246,9 @@ INSTALLED_APPS = [
     "django.contrib.postgres",
     "listings",
     "mcpserver",
+    # The demo wing (embedded database, generate_listings) and the benchmarks.
+    "demo",
+    "bench",
 ]
 
 MIDDLEWARE = [

@@ -14,8 +14,8 @@ from urllib.parse import quote
 import psycopg
 from psycopg import sql
 
-from listings import schema
-from vmkproject import db
+from demo import embedded as embedded_db
+from demo import schema
 
 SOURCE_DB = "vmk_data"
 READER = "foreign_reader"
@@ -218,19 +218,21 @@ FROM property_listings ORDER BY id
 """
 
 
-def url(server: db.EmbeddedServer, dbname: str, user: str = READER, query: str = "") -> str:
+def url(
+    server: embedded_db.EmbeddedServer, dbname: str, user: str = READER, query: str = ""
+) -> str:
     """A database URL over the embedded server's Unix socket (percent-encoded directory)."""
     return f"postgres://{user}@{quote(server.socket_dir, safe='')}/{dbname}{query}"
 
 
-def checksum(server: db.EmbeddedServer, dbname: str) -> str:
+def checksum(server: embedded_db.EmbeddedServer, dbname: str) -> str:
     with server.connect(dbname) as conn:
         row = conn.execute(CHECKSUM_SQL).fetchone()
     assert row is not None
     return str(row[0])
 
 
-def drop(server: db.EmbeddedServer, variant: Variant) -> None:
+def drop(server: embedded_db.EmbeddedServer, variant: Variant) -> None:
     with server.connect("postgres") as admin:
         admin.execute(
             sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(
@@ -239,7 +241,7 @@ def drop(server: db.EmbeddedServer, variant: Variant) -> None:
         )
 
 
-def drop_reader(server: db.EmbeddedServer) -> None:
+def drop_reader(server: embedded_db.EmbeddedServer) -> None:
     with server.connect("postgres") as admin:
         admin.execute(sql.SQL("DROP ROLE IF EXISTS {}").format(sql.Identifier(READER)))
 
@@ -250,7 +252,7 @@ def _vector_text(vector: list[float]) -> str:
 
 def _fts_config(conn: psycopg.Connection) -> str:
     """A working hunspell `ukrainian` built another way than ours: dictionary `ukrainian_huns`."""
-    if not schema.install_dictionary_files(db.tsearch_dir()):
+    if not schema.install_dictionary_files(embedded_db.tsearch_dir()):
         raise RuntimeError("the hunspell-uk dictionary is not installed (Debian hunspell-uk)")
     conn.execute("CREATE TEXT SEARCH CONFIGURATION ukrainian (COPY = simple)")
     conn.execute(
@@ -373,7 +375,7 @@ def _insert(conn: psycopg.Connection, rows: list[dict[str, object]]) -> None:
         )
 
 
-def build(server: db.EmbeddedServer, variant: Variant) -> None:
+def build(server: embedded_db.EmbeddedServer, variant: Variant) -> None:
     """Create the variant's database from the test listings; replaces one left by a crash."""
     drop(server, variant)
     with server.connect("postgres") as admin:
@@ -430,7 +432,7 @@ def build(server: db.EmbeddedServer, variant: Variant) -> None:
         _reader_role(conn, variant.dbname)
 
 
-def facts(server: db.EmbeddedServer, variant: Variant) -> dict[str, object]:
+def facts(server: embedded_db.EmbeddedServer, variant: Variant) -> dict[str, object]:
     """Counts the asserts compare with, read as the superuser."""
     with server.connect(variant.dbname) as conn:
         total, null_status = conn.execute(

@@ -16,9 +16,9 @@ import httpx
 import pytest
 from django.conf import settings
 
+from bench.localserver import LocalServer, free_port, start_local_server
+from demo import embedded as embedded_db
 from tests.fake_ollama import FakeOllama
-from vmkproject import db
-from vmkproject.localserver import LocalServer, free_port, start_local_server
 
 from . import builder, expect
 
@@ -43,7 +43,7 @@ class Run:
     """One variant: its database, its server, and how to run commands against it."""
 
     variant: builder.Variant
-    embedded: db.EmbeddedServer
+    embedded: embedded_db.EmbeddedServer
     env: dict[str, str]
     server: LocalServer | None = None
     facts: dict[str, Any] = field(default_factory=dict)
@@ -87,9 +87,9 @@ def base_env() -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
-def embedded(listings_db) -> db.EmbeddedServer:
+def embedded(listings_db) -> embedded_db.EmbeddedServer:
     """The embedded server holding the test database (the variants' source)."""
-    return db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+    return embedded_db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
 
 
 @pytest.fixture(scope="session")
@@ -208,7 +208,7 @@ def admin_client(run: Run, recorder: Recorder) -> Iterator[httpx.Client]:
         kind = response.headers.get("content-type", "")
         recorder.record(response, response.text if "css" not in kind else "")
 
-    from listings.admin_bench import log_in
+    from bench.admin_pages import log_in
 
     with httpx.Client(base_url=run.url, timeout=120.0, event_hooks={"response": [hook]}) as client:
         log_in(client, USERNAME, PASSWORD)

@@ -14,12 +14,12 @@ from urllib.parse import quote
 import pytest
 from django.conf import settings
 
-from listings import schema
+from bench.localserver import free_port
+from demo import embedded as embedded_db
+from demo import schema
 from listings.embedders import OllamaEmbedder, QueryEmbedder
 from listings.errors import EmbeddingUnavailable
 from tests.conftest import CHECKSUM_SQL
-from vmkproject import db
-from vmkproject.localserver import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 FOREIGN = "ops_foreign_types"
@@ -65,7 +65,7 @@ INTERFACE_LINES = (
 
 @pytest.fixture(scope="module")
 def server(listings_db):
-    return db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+    return embedded_db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
 
 
 def url_of(server, name: str, user: str = "postgres") -> str:
@@ -79,7 +79,7 @@ def copy_listings(server, name: str, types: dict[str, str]) -> None:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.execute(f'CREATE DATABASE "{name}"')
     with server.connect(name) as conn:
-        schema.create_schema(conn, fts_config="ukrainian", tsearch_dir=db.tsearch_dir())
+        schema.create_schema(conn, fts_config="ukrainian", tsearch_dir=embedded_db.tsearch_dir())
         # A plain column there (data_collector fills it), copied like the others.
         conn.execute("ALTER TABLE property_listings ALTER COLUMN search_vector DROP EXPRESSION")
         for column, kind in types.items():

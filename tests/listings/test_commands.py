@@ -17,8 +17,8 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from listings import schema
-from vmkproject import db
+from demo import embedded as embedded_db
+from demo import schema
 
 ROOT = Path(__file__).resolve().parents[2]
 QUERY = "двокімнатна квартира біля метро з балконом"
@@ -146,7 +146,7 @@ def test_check_listings_db_passes_on_the_embedded_database():
 
 @pytest.fixture(scope="module")
 def server():
-    return db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+    return embedded_db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
 
 
 def make_database(server, name: str, *, dimension: int = 768, hnsw: bool = True) -> str:
@@ -154,7 +154,7 @@ def make_database(server, name: str, *, dimension: int = 768, hnsw: bool = True)
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         admin.execute(f'CREATE DATABASE "{name}"')
     with server.connect(name) as conn:
-        schema.create_schema(conn, fts_config="ukrainian", tsearch_dir=db.tsearch_dir())
+        schema.create_schema(conn, fts_config="ukrainian", tsearch_dir=embedded_db.tsearch_dir())
         if dimension != 768:
             conn.execute(
                 f"ALTER TABLE property_listings ALTER COLUMN embedding TYPE vector({dimension})"

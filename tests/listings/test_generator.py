@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from listings import generator
-from listings.generator import (
+from demo import generator
+from demo.generator import (
     CITIES,
     CITY_PRICE_TREND,
     COLUMNS,
@@ -563,7 +563,7 @@ def test_embedding_text_is_title_description_and_place(rows):
 
 
 def test_one_listing_in_a_thousand_carries_instruction_like_text():
-    from listings.generator import INSTRUCTION_LIKE_EVERY, INSTRUCTION_LIKE_TEXTS
+    from demo.generator import INSTRUCTION_LIKE_EVERY, INSTRUCTION_LIKE_TEXTS
 
     planted = list(generate_listings(3, seed=5, start_id=INSTRUCTION_LIKE_EVERY - 1))
     assert not any(text in (planted[0]["description"] or "") for text in INSTRUCTION_LIKE_TEXTS)

@@ -12,9 +12,9 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from demo.generator import CITY_PRICE_TREND, duplicate_of
 from listings import market
 from listings.errors import InvalidArgument, NotFound
-from listings.generator import CITY_PRICE_TREND, duplicate_of
 from listings.models import PropertyListing
 
 pytestmark = pytest.mark.usefixtures("listings_access")

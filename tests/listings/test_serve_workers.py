@@ -12,7 +12,7 @@ import httpx
 import pytest
 from django.conf import settings
 
-from vmkproject.localserver import free_port
+from bench.localserver import free_port
 
 REQUESTS = 30
 

@@ -95,8 +95,7 @@ def _point_listings_at(dbname: str) -> None:
 @pytest.fixture(scope="module")
 def odd_listings(listings_db, django_db_blocker):
     """The `listings` alias on a scratch database holding ROWS, for this module."""
-    from listings import schema
-    from vmkproject import db as embedded
+    from demo import embedded, schema
 
     embedded_settings = connections["listings"].settings_dict.get("EMBEDDED")
     if not embedded_settings:

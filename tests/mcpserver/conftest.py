@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from vmkproject.localserver import LocalServer as RunningServer
-from vmkproject.localserver import free_port as free_port
-from vmkproject.localserver import start_local_server
+from bench.localserver import LocalServer as RunningServer
+from bench.localserver import free_port as free_port
+from bench.localserver import start_local_server
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -225,9 +225,9 @@ async def test_concurrent_calls_do_not_serialise(mcp_server, listings_db):
 
     from django.conf import settings
 
-    from vmkproject import db
+    from demo import embedded as embedded_db
 
-    server = db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+    server = embedded_db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
     most_active = 0
     stop = threading.Event()
 
@@ -273,7 +273,7 @@ async def test_concurrent_calls_do_not_serialise(mcp_server, listings_db):
 async def test_instruction_like_text_comes_back_intact_and_marked_untrusted(
     mcp_server, listings_access
 ):
-    from listings.generator import INSTRUCTION_LIKE_EVERY, INSTRUCTION_LIKE_TEXTS
+    from demo.generator import INSTRUCTION_LIKE_EVERY, INSTRUCTION_LIKE_TEXTS
     from listings.models import PropertyListing
     from listings.results import UNTRUSTED_NOTICE
 

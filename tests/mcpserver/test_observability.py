@@ -18,10 +18,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from prometheus_client.parser import text_string_to_metric_families
 from starlette.applications import Starlette
 
+from bench.localserver import free_port
 from mcpserver import audit
 from mcpserver.http import mcp_lifespan, mcp_routes
 from vmkproject import sqlcomment, telemetry
-from vmkproject.localserver import free_port
 
 pytestmark = pytest.mark.anyio
 
@@ -191,9 +191,9 @@ def test_a_statement_names_its_tool_and_agent_in_pg_stat_activity(mcp_server_wit
     pg_stat_activity shows it, starts with the comment."""
     if not settings.EMBEDDED_DB:
         pytest.skip("needs the embedded server's superuser to hold a lock")
-    from vmkproject import db
+    from demo import embedded as embedded_db
 
-    server = db.start_server(Path(settings.EMBEDDED_DB_DIR))
+    server = embedded_db.start_server(Path(settings.EMBEDDED_DB_DIR))
     application = f"vmk-data-mcp:{mcp_server_with_tokens.process.pid}"
     found: list[str] = []
     with server.connect(settings.EMBEDDED_DB_NAME) as conn:

@@ -185,11 +185,11 @@ def test_embedded_server_is_reused_across_starts(listings_db):
 
     from django.conf import settings
 
-    from vmkproject import db
+    from demo import embedded as embedded_db
 
     data_dir = Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"])
-    first = db.start_server(data_dir)
-    second = db.start_server(data_dir)
+    first = embedded_db.start_server(data_dir)
+    second = embedded_db.start_server(data_dir)
     assert first == second
     assert (data_dir / "PG_VERSION").exists()
 

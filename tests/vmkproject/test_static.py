@@ -15,7 +15,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from vmkproject.localserver import free_port
+from bench.localserver import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DB_VARIABLES = ("LISTINGS_DATABASE_URL", "DB_HOST", "DB_PORT", "DB_NAME", "DB_USER", "DB_PASSWORD")

@@ -1,8 +1,8 @@
 """PostgreSQL backend for the read-only `listings` alias.
 
 Adds three things to Django's backend: it names the caller in a comment on every statement
-(vmkproject.sqlcomment), it starts the embedded demo server on first use when
-the alias is embedded, and it warms every new pooled connection's text search dictionary
+(vmkproject.sqlcomment), it runs the connect hooks (the demo wing starts its embedded
+server through one), and it warms every new pooled connection's text search dictionary
 (the hunspell Ukrainian dictionary costs seconds to load per connection), so no request
 pays for it.
 """
@@ -31,9 +31,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
         self.execute_wrappers.append(sqlcomment.execute_wrapper(str(self.settings_dict["NAME"])))
 
     def get_connection_params(self) -> dict[str, Any]:
-        embedded = self.settings_dict.get("EMBEDDED")
-        if embedded:
-            self.settings_dict["HOST"] = start_embedded(embedded, self.settings_dict["NAME"])
+        # The demo wing's hook starts the embedded server and sets HOST (demo.apps).
+        db.prepare_connection(self.settings_dict)
         params = super().get_connection_params()
         # Which process holds a connection shows in pg_stat_activity (and the soak test counts
         # its server's connections by it).
@@ -76,36 +75,3 @@ class DatabaseWrapper(base.DatabaseWrapper):
             logger.debug("listings searches could not be planned at connect")
             if not connection.autocommit:
                 connection.rollback()
-
-
-_ready: dict[tuple[str, str], str] = {}
-
-
-def start_embedded(embedded: dict[str, Any], dbname: str) -> str:
-    """Start the embedded server and make sure its database exists; returns the socket dir.
-
-    Django asks for connection parameters at every connect (pooled ones too): after the
-    first time in a process this is a dictionary lookup.
-    """
-    key = (str(embedded["DATA_DIR"]), dbname)
-    if key in _ready and db.running_servers():
-        return _ready[key]
-    from pathlib import Path
-
-    def load_demo(conn: Any, count: int, seed: int) -> None:
-        # Imported only when the demo data must be made: it loads the embedding model.
-        from listings.loading import load_synthetic_listings
-
-        load_synthetic_listings(conn, count=count, seed=seed)
-
-    server = db.start_server(Path(embedded["DATA_DIR"]), embedded.get("OPTIONS"))
-    db.ensure_database(
-        server,
-        dbname=dbname,
-        fts_config=settings.FTS_CONFIG,
-        demo_count=int(embedded.get("DEMO_COUNT", 0)),
-        demo_seed=int(embedded.get("DEMO_SEED", 42)),
-        loader=load_demo,
-    )
-    _ready[key] = server.socket_dir
-    return server.socket_dir

@@ -10,10 +10,10 @@ from typing import Any
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from listings import admin_bench
+from bench import admin_pages
+from bench.localserver import start_local_server
 from listings.models import PropertyListing
 from listings.search import estimated_count
-from vmkproject.localserver import start_local_server
 
 from .bench_search import RESULTS_DIR
 
@@ -49,14 +49,14 @@ class Command(BaseCommand):
                 raise CommandError("The server did not start.") from None
             url = server.url
         try:
-            with admin_bench.temporary_superuser() as (username, password):
-                results = admin_bench.time_pages(url, username, password, options["loads"])
+            with admin_pages.temporary_superuser() as (username, password):
+                results = admin_pages.time_pages(url, username, password, options["loads"])
         except (RuntimeError, OSError) as exc:
             raise CommandError(f"The admin benchmark failed: {exc}") from None
         finally:
             if server is not None:
                 server.stop()
-        text = admin_bench.format_table(results, listings)
+        text = admin_pages.format_table(results, listings)
         self.stdout.write(text)
         out = (
             Path(options["out"])

@@ -11,10 +11,10 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from listings import bench
+from bench import workload
+from bench.localserver import start_local_server
 from listings.errors import SearchError
 from listings.models import PropertyListing
-from vmkproject.localserver import start_local_server
 
 RESULTS_DIR = Path(settings.BASE_DIR) / "bench" / "results"
 
@@ -46,7 +46,7 @@ class Command(BaseCommand):
         levels = [int(x) for x in str(options["concurrency"]).split(",") if x]
         listings = PropertyListing.objects.count()
         try:
-            cases = bench.seeded_cases(options["seed"], options["calls"])
+            cases = workload.seeded_cases(options["seed"], options["calls"])
         except SearchError as exc:
             raise CommandError(exc.message) from None
         report: dict[str, Any] = {
@@ -54,7 +54,7 @@ class Command(BaseCommand):
             "listings": listings,
             "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
             "calls_per_mode": options["calls"],
-            "embedding": bench.embedding_figures(),
+            "embedding": workload.embedding_figures(),
             "series": [],
         }
         server = None
@@ -67,18 +67,18 @@ class Command(BaseCommand):
             url = server.mcp_url
         try:
             # One untimed pass warms caches, pools and the server.
-            bench.run_function(cases[: len(cases) // 4], 1)
-            bench.run_raw(cases[: len(cases) // 4], 1)
+            workload.run_function(cases[: len(cases) // 4], 1)
+            workload.run_raw(cases[: len(cases) // 4], 1)
             if url:
-                bench.run_mcp(url, cases[: len(cases) // 4], 1)
+                workload.run_mcp(url, cases[: len(cases) // 4], 1)
             for level in levels:
-                for runner, way in ((bench.run_raw, "raw"), (bench.run_function, "function")):
+                for runner, way in ((workload.run_raw, "raw"), (workload.run_function, "function")):
                     self.stderr.write(f"  {way} at concurrency {level} ...")
                     for item in runner(cases, level).values():
                         report["series"].append(item.summary())
                 if url:
                     self.stderr.write(f"  mcp at concurrency {level} ...")
-                    for item in bench.run_mcp(url, cases, level).values():
+                    for item in workload.run_mcp(url, cases, level).values():
                         report["series"].append(item.summary())
         finally:
             if server is not None:
@@ -86,7 +86,7 @@ class Command(BaseCommand):
         report["ratios"] = ratios(report["series"])
         if not options["skip_recall"]:
             self.stderr.write("  recall of filtered semantic search ...")
-            report["recall"] = bench.recall_check()
+            report["recall"] = workload.recall_check()
         text = render(report)
         self.stdout.write(text)
         out = (
@@ -96,7 +96,7 @@ class Command(BaseCommand):
         )
         out.parent.mkdir(parents=True, exist_ok=True)
         report["printed"] = text
-        out.write_text(bench.to_json(report), encoding="utf-8")
+        out.write_text(workload.to_json(report), encoding="utf-8")
         self.stdout.write(f"\nwritten to {out}")
 
 

@@ -9,9 +9,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from listings import bench
+from bench import workload
+from bench.localserver import LocalServer, start_local_server
 from listings.errors import SearchError
-from vmkproject.localserver import LocalServer, start_local_server
 
 
 class _Sink(BaseHTTPRequestHandler):
@@ -44,7 +44,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         try:
-            cases = bench.seeded_cases(options["seed"], options["calls"])
+            cases = workload.seeded_cases(options["seed"], options["calls"])
         except SearchError as exc:
             raise CommandError(exc.message) from None
         sink = ThreadingHTTPServer(("127.0.0.1", 0), _Sink)
@@ -56,10 +56,10 @@ class Command(BaseCommand):
             servers["on"] = start_local_server({"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint})
             latencies: dict[str, dict[str, list[float]]] = {"off": {}, "on": {}}
             for server in servers.values():  # warm caches and pools, untimed
-                bench.run_mcp(server.mcp_url, cases[: len(cases) // 4], 1)
+                workload.run_mcp(server.mcp_url, cases[: len(cases) // 4], 1)
             for _ in range(options["rounds"]):
                 for way, server in servers.items():
-                    for mode, series in bench.run_mcp(server.mcp_url, cases, 1).items():
+                    for mode, series in workload.run_mcp(server.mcp_url, cases, 1).items():
                         latencies[way].setdefault(mode, []).extend(series.latencies_ms)
         except RuntimeError:
             raise CommandError("A benchmark server did not start.") from None

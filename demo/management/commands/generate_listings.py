@@ -11,9 +11,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections
 
-from listings import schema
-from listings.loading import NOT_OURS, load_synthetic_listings
-from vmkproject import db
+from demo import embedded, schema
+from demo.loading import NOT_OURS, load_synthetic_listings
 
 # Memory for one HNSW graph node: the 768-d float vector plus its neighbour lists.
 HNSW_BYTES_PER_ROW = 4 * 1024
@@ -110,11 +109,11 @@ class Command(BaseCommand):
                 "The configured listings database is not the embedded one and is never written "
                 "to; pass --database-url of a database made for synthetic data."
             )
-        server = db.start_server(
+        server = embedded.start_server(
             Path(listings["EMBEDDED"]["DATA_DIR"]), listings["EMBEDDED"].get("OPTIONS")
         )
-        self._tsearch = db.tsearch_dir()
-        db.ensure_database(
+        self._tsearch = embedded.tsearch_dir()
+        embedded.ensure_database(
             server,
             dbname=listings["NAME"],
             fts_config=settings.FTS_CONFIG,

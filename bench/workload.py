@@ -25,8 +25,8 @@ from django.conf import settings
 from django.db import close_old_connections, connections
 from pgvector.psycopg import register_vector
 
-from . import market, search
-from .embedders import get_embedder
+from listings import market, search
+from listings.embedders import get_embedder
 
 QUERIES = [
     "двокімнатна квартира біля метро з балконом",
@@ -292,8 +292,8 @@ NO_EMBEDDED_LISTINGS = "The listings database has no listings with embeddings."
 def seeded_cases(seed: int, calls: int) -> list[Case]:
     """The reproducible call mix over the database's active listings, with every query's
     vector embedded now (so the timed calls hit the embedding cache)."""
-    from .errors import NotFound
-    from .models import PropertyListing
+    from listings.errors import NotFound
+    from listings.models import PropertyListing
 
     ids = list(
         PropertyListing.objects.filter(embedding__isnull=False, listing_status="active")
@@ -552,8 +552,8 @@ TARGETS = (0.5, 0.1, 0.01, 0.001)
 
 
 def _count(filters: dict[str, Any]) -> int:
-    from .filters import parse_filters
-    from .models import PropertyListing
+    from listings.filters import parse_filters
+    from listings.models import PropertyListing
 
     parsed = parse_filters(filters | {"listing_status": "any"})
     return int(
@@ -562,7 +562,7 @@ def _count(filters: dict[str, Any]) -> int:
 
 
 def recall_check(queries_per_bucket: int = 8) -> list[dict[str, Any]]:
-    from .models import PropertyListing
+    from listings.models import PropertyListing
 
     total = PropertyListing.objects.filter(embedding__isnull=False).count()
     measured = [(f, _count(f) / total) for f in BUCKET_CANDIDATES]

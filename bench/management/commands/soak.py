@@ -13,7 +13,7 @@ import psutil
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections
 
-from vmkproject.localserver import start_local_server
+from bench.localserver import start_local_server
 from vmkproject.pgbackend.base import APPLICATION_NAME
 
 MIX: list[tuple[str, dict[str, Any]]] = [

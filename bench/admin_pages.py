@@ -19,7 +19,7 @@ import httpx
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
-from .models import PropertyListing
+from listings.models import PropertyListing
 
 CSRF_FIELD = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
 TARGET_MS = 1000.0

@@ -32,7 +32,7 @@ DICTIONARY_MISSING = (
 
 
 def _sql_text(name: str) -> str:
-    return resources.files("listings").joinpath("sql", name).read_text(encoding="utf-8")
+    return resources.files("demo").joinpath("sql", name).read_text(encoding="utf-8")
 
 
 def checked_identifier(name: str) -> str:

@@ -92,7 +92,7 @@ def load_synthetic_listings(
     if meta.get("created_by") != schema.CREATED_BY:
         raise PermissionError(NOT_OURS)
     if embed is None:
-        from .embedders import get_embedder
+        from listings.embedders import get_embedder
 
         query_embedder = get_embedder()
         embed = query_embedder.embed_documents_sync
