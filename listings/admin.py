@@ -44,6 +44,7 @@ from .models import (
     PropertyType,
 )
 from .querysets import PropertyListingQuerySet
+from .results import SearchPage
 
 CHOICES_TTL_SEC = 600
 CITY_CHOICES_LIMIT = 200
@@ -712,7 +713,7 @@ class PropertyListingAdmin(ReadOnlyAdmin):
         if form.is_bound and form.is_valid():
             cleaned = form.cleaned_data
             filters = {name: cleaned[name] for name in ("city", "deal_type") if cleaned[name]}
-            run: Callable[..., search.SearchPage] = (
+            run: Callable[..., SearchPage] = (
                 search.hybrid_search if cleaned["mode"] == "hybrid" else search.semantic_search
             )
             try:
@@ -755,7 +756,7 @@ def _with_defaults(query: QueryDict) -> QueryDict:
     return data
 
 
-def _result_rows(page: search.SearchPage) -> list[dict[str, Any]]:
+def _result_rows(page: SearchPage) -> list[dict[str, Any]]:
     return [
         {
             "card": card,

@@ -45,3 +45,53 @@ ERROR_CODES = (
     QueryTimeout.code,
     DatabaseUnavailable.code,
 )
+
+
+# --- messages of the search layer (tests match them exactly) ---
+
+QUERY_REQUIRED = "'query' must be a non-empty Ukrainian text."
+QUERY_TOO_LONG = "'query' is {length} characters long; the limit is {limit}."
+QUERY_CONTROL_CHARS = "'query' must not contain control characters."
+LIMIT_RANGE = "'limit' must be an integer from 1 to {max_limit}."
+OFFSET_RANGE = "'offset' must be an integer from 0 to {max_offset}."
+METRIC_UNKNOWN = "'distance_metric' must be one of: cosine, l2, inner_product."
+SORT_UNKNOWN = "'sort_by' must be one of: relevance, price_asc, price_desc, date_desc, area_desc."
+MIN_SIMILARITY_RANGE = "'min_similarity' must be a number from -1 to 1 (1 − cosine distance)."
+GROUP_BY_UNKNOWN = (
+    "'group_by' must be one of: city, district, rooms_count, deal_type, building_type."
+)
+CURRENCY_UNKNOWN = "'currency' must be one of: {allowed}."
+LISTING_ID_INVALID = "'listing_id' must be a positive integer."
+LISTING_NOT_FOUND = "Listing {listing_id} does not exist."
+LISTING_HAS_NO_EMBEDDING = (
+    "Listing {listing_id} has no embedding yet, so there is nothing to compare it with; "
+    "use search_by_metadata with its title instead."
+)
+LISTING_EMBEDDING_EMPTY = (
+    "Listing {listing_id} has an empty (all-zero) embedding, so it is like no other listing; "
+    "use search_by_metadata with its title instead."
+)
+QUERY_EMBEDDING_EMPTY = (
+    "The embedder returned an empty (all-zero) vector for this query, which matches nothing; "
+    "rephrase the query or check the embedding model."
+)
+EMBEDDER_MISMATCH = (
+    "The stored embeddings were made by '{stored}', but the server embeds queries with "
+    "'{current}': results would be meaningless. Set EMBEDDER to the model that built the vectors."
+)
+QUERY_TIMED_OUT = (
+    "The query took longer than {seconds:g} s and was stopped. Narrow it with filters "
+    "(city, deal_type, price) or lower 'offset'."
+)
+DATABASE_DOWN = "The listings database is not reachable right now; try again shortly."
+POOL_BUSY = (
+    "All connections to the listings database are busy; the call waited and gave up. "
+    "Try again shortly."
+)
+MIXED_DEALS_WARNING = (
+    "Sale and rent prices are mixed in these figures; filter or group by deal_type."
+)
+PRICES_LEFT_OUT_WARNING = (
+    "{count} listings have a price in a missing or unrecognised currency and are left out of "
+    "the price figures (describe_schema: currencies; the DEFAULT_CURRENCY setting)."
+)

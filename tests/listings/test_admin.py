@@ -7,6 +7,7 @@ from html import unescape
 from urllib.parse import quote
 
 import pytest
+from django.conf import settings
 from django.contrib import admin as django_admin
 from django.contrib.auth import get_user_model
 from django.db import connections
@@ -194,7 +195,7 @@ def test_a_bad_search_term_is_a_message_not_an_error(staff):
 def _usd(listing) -> float | None:
     if listing.price is None:
         return None
-    return float(listing.price) / search.settings.EXCHANGE_RATES[listing.currency]
+    return float(listing.price) / settings.EXCHANGE_RATES[listing.currency]
 
 
 def test_ordering_by_price_converts_currencies_and_puts_unpriced_last(staff, listing_admin):

@@ -1,0 +1,114 @@
+"""The vocabulary the table really holds, and the filters resolved against it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError, connections
+from django.db.models import Q
+
+from .. import vocabulary
+from ..filters import Filters, parse_filters, resolve_filters
+from ..models import PropertyListing
+from ..querysets import PropertyListingQuerySet, enum_condition
+from .runtime import LISTINGS, _database, _for_a_minute, _rates, capped_count
+
+logger = logging.getLogger("vmk.search")
+
+VOCABULARY_COLUMNS = (*vocabulary.ENUM_CHOICES, "currency")
+
+
+def _vocabulary_sql() -> str:
+    """Every enum column's values with counts (NULL too), and the currencies of priced rows,
+    in one scan: one grouping set per column."""
+    columns = ", ".join(f"{name}::text AS {name}" for name in VOCABULARY_COLUMNS)
+    flags = ", ".join(f"GROUPING({name})" for name in VOCABULARY_COLUMNS)
+    sets = ", ".join(
+        f"({name})" if name != "currency" else "(currency, priced)" for name in VOCABULARY_COLUMNS
+    )
+    values = ", ".join(VOCABULARY_COLUMNS)
+    return (
+        f"SELECT {flags}, {values}, priced, count(*) FROM ("  # noqa: S608 - fixed names
+        f"SELECT {columns}, price IS NOT NULL AS priced FROM property_listings) AS t "
+        f"GROUP BY GROUPING SETS ({sets})"
+    )
+
+
+def _read_vocabulary() -> vocabulary.Vocabulary:
+    present: dict[str, dict[str, int]] = {name: {} for name in VOCABULARY_COLUMNS}
+    nulls: dict[str, int] = dict.fromkeys(VOCABULARY_COLUMNS, 0)
+    priced: dict[str | None, int] = {}
+    width = len(VOCABULARY_COLUMNS)
+    try:
+        with _database(), connections[LISTINGS].cursor() as cursor:
+            cursor.execute(_vocabulary_sql())
+            rows = cursor.fetchall()
+    except DatabaseError:
+        # A table without one of these columns: the documented values still work.
+        logger.warning("the values present in property_listings could not be read")
+        rows = []
+    for row in rows:
+        flags, values, is_priced, count = row[:width], row[width : 2 * width], row[-2], row[-1]
+        name = VOCABULARY_COLUMNS[flags.index(0)]
+        value = values[flags.index(0)]
+        if name == "currency" and is_priced:
+            priced[value] = priced.get(value, 0) + int(count)
+        if value is None:
+            nulls[name] += int(count)
+        else:
+            present[name][str(value)] = present[name].get(str(value), 0) + int(count)
+    ordered = {
+        name: dict(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+        for name, found in present.items()
+    }
+    return vocabulary.Vocabulary(
+        present=ordered,
+        nulls=nulls,
+        priced_currencies=priced,
+        aliases=vocabulary.currency_aliases(settings.CURRENCY_ALIASES, list(_rates())),
+        null_currency=settings.DEFAULT_CURRENCY or None,
+    )
+
+
+def live_vocabulary() -> vocabulary.Vocabulary:
+    """The enum values and currency spellings present in the table (re-read once a minute)."""
+    found: vocabulary.Vocabulary = _for_a_minute("vocabulary", _read_vocabulary)
+    return found
+
+
+def _resolved(raw: Filters | Mapping[str, Any] | None) -> Filters:
+    """Untrusted filters validated, their enum values checked against the live vocabulary."""
+    return resolve_filters(parse_filters(raw), live_vocabulary())
+
+
+def _filtered(filters: Filters) -> PropertyListingQuerySet:
+    return PropertyListing.objects.filtered(filters, _rates(), live_vocabulary())
+
+
+def filter_condition(column: str, value: str) -> Q:
+    """The condition of one enum filter (for the admin's sidebar): the same resolution and
+    the same raw spellings as the tools' filters; raises InvalidArgument for a bad value."""
+    resolved = resolve_filters(parse_filters({column: value}), live_vocabulary())
+    return enum_condition(column, str(getattr(resolved, column)), live_vocabulary())
+
+
+def _prices_left_out(filters: Filters, sort_by: str | None = None) -> int | None:
+    """With a price bound or a price sort: how many listings matching the other filters have
+    a price that could not be used (currency NULL or unrecognised); None otherwise."""
+    priced_filter = filters.min_price is not None or filters.max_price is not None
+    if not priced_filter and sort_by not in {"price_asc", "price_desc"}:
+        return None
+    vocab = live_vocabulary()
+    if not vocab.prices_without_currency():
+        return 0
+    unusable = vocab.unusable_currencies()
+    condition = Q(currency__in=[raw for raw in unusable if raw is not None])
+    if None in unusable:
+        condition |= Q(currency__isnull=True)
+    unbounded = filters.model_copy(update={"min_price": None, "max_price": None})
+    with _database():
+        count, _ = capped_count(_filtered(unbounded).filter(condition, price__isnull=False))
+    return count

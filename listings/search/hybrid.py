@@ -1,0 +1,89 @@
+"""Hybrid search: vector and full-text rankings fused (reciprocal rank fusion)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..filters import Filters
+from ..models import PropertyListing
+from ..results import SearchPage
+from .arguments import _clean_query, _page
+from .cards import _card
+from .filtering import _prices_left_out, _resolved
+from .runtime import MAX_CANDIDATES, RRF_K, _database, _timing
+from .text import _fts_config, _text_ranked, _text_search_query
+from .vector import _embed, _neighbours
+
+
+def rrf_fuse(*ranked_lists: list[int], k: int = RRF_K) -> list[tuple[int, float, list[int | None]]]:
+    """Reciprocal Rank Fusion: (id, score, 1-based rank in each list or None), best first."""
+    scores: dict[int, float] = {}
+    ranks: dict[int, list[int | None]] = {}
+    for position, ids in enumerate(ranked_lists):
+        for rank, listing_id in enumerate(ids, start=1):
+            scores[listing_id] = scores.get(listing_id, 0.0) + 1.0 / (k + rank)
+            ranks.setdefault(listing_id, [None] * len(ranked_lists))[position] = rank
+    ordered = sorted(scores, key=lambda listing_id: (-scores[listing_id], listing_id))
+    return [(listing_id, scores[listing_id], ranks[listing_id]) for listing_id in ordered]
+
+
+def hybrid_search(
+    *,
+    query: str,
+    filters: Filters | Mapping[str, Any] | None = None,
+    limit: int = 10,
+    offset: int = 0,
+) -> SearchPage:
+    """Semantic and full-text results fused by Reciprocal Rank Fusion (k = 60)."""
+    text = _clean_query(query, required=True)
+    assert text is not None
+    limit, offset = _page(limit, offset)
+    parsed = _resolved(filters)
+    candidates = min(max(50, 2 * (offset + limit)), MAX_CANDIDATES)
+    vector = _embed(text)
+    neighbours, _, _, _, path = _neighbours(vector, parsed, count=candidates, with_total=False)
+    # A sentence rarely has every word in one listing; scanning for substrings instead would
+    # read the whole table for a weak signal, so the text side falls back to any word.
+    text_qs, _, text_mode = _text_ranked(text, parsed, "relevance", any_word_fallback=True)
+    with _database():
+        text_ids = list(text_qs.values_list("id", flat=True)[:candidates])
+    fused = rrf_fuse([n.listing.id for n in neighbours], text_ids)
+    page = fused[offset : offset + limit]
+    by_id = {n.listing.id: n.listing for n in neighbours}
+    missing = [listing_id for listing_id, _, _ in page if listing_id not in by_id]
+    if missing:
+        with _database():
+            query_for_headline = _text_search_query(text, text_mode)
+            extra = PropertyListing.objects.filter(id__in=missing).cards()
+            if query_for_headline is not None:
+                extra = extra.with_headline(query_for_headline, _fts_config())
+            by_id.update({row.id: row for row in extra})
+    distances = {n.listing.id: n.distance for n in neighbours}
+    cards = []
+    for listing_id, score, (semantic_rank, text_rank) in page:
+        similarity = distances.get(listing_id)
+        cards.append(
+            _card(
+                by_id[listing_id],
+                fused_score=round(score, 6),
+                semantic_rank=semantic_rank,
+                fulltext_rank=text_rank,
+                similarity_score=None if similarity is None else round(1.0 - similarity, 6),
+            )
+        )
+    _timing().rows = len(cards)
+    exact = len(neighbours) < candidates and len(text_ids) < candidates
+    return SearchPage(
+        total=len(fused),
+        total_exact=exact,
+        limit=limit,
+        offset=offset,
+        mode="hybrid",
+        query=text,
+        filters=parsed.active() | {"fulltext_mode": text_mode},
+        index_used=path,
+        fts_config=_fts_config(),
+        prices_left_out=_prices_left_out(parsed),
+        listings=cards,
+    )

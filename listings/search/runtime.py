@@ -1,0 +1,150 @@
+"""What every search shares: the alias and limits, the per-call timings, driver-error
+translation, counting, the one short-lived cache and the stored embedder."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError, connections
+
+from ..errors import DATABASE_DOWN, POOL_BUSY, QUERY_TIMED_OUT, DatabaseUnavailable, QueryTimeout
+
+logger = logging.getLogger("vmk.search")
+
+LISTINGS = "listings"
+# The HNSW index our own databases have; index_used names whichever one the catalog shows.
+HNSW_INDEX = "ix_property_listings_embedding_hnsw"
+EXACT_PATH = "exact (pre-filtered scan)"
+RRF_K = 60
+SNIPPET_CHARS = 300
+MAX_OFFSET = 10_000
+MAX_CANDIDATES = 1_000
+DISTANCE_METRICS = ("cosine", "l2", "inner_product")
+SORT_ORDERS = ("relevance", "price_asc", "price_desc", "date_desc", "area_desc")
+GROUP_BY = ("city", "district", "rooms_count", "deal_type", "building_type")
+MAX_STATS_GROUPS = 100
+
+
+@dataclass
+class Timings:
+    embedding_ms: float = 0.0
+    db_ms: float = 0.0
+    embedding_cache_hit: bool | None = None
+    rows: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+_timings: ContextVar[Timings | None] = ContextVar("vmk_search_timings", default=None)
+
+
+@contextlib.contextmanager
+def collect_timings(timings: Timings | None = None) -> Iterator[Timings]:
+    """Collect embedding and database time of the search calls made inside the block."""
+    timings = timings if timings is not None else Timings()
+    token = _timings.set(timings)
+    try:
+        yield timings
+    finally:
+        _timings.reset(token)
+
+
+def _timing() -> Timings:
+    return _timings.get() or Timings()
+
+
+@contextlib.contextmanager
+def _database() -> Iterator[None]:
+    """Time database work and turn driver errors into typed errors without internals."""
+    started = time.perf_counter()
+    try:
+        yield
+    except DatabaseError as exc:
+        cause = exc.__cause__
+        name = type(cause).__name__ if cause is not None else type(exc).__name__
+        if name == "QueryCanceled":
+            raise QueryTimeout(QUERY_TIMED_OUT.format(seconds=settings.QUERY_TIMEOUT_SEC)) from None
+        if name == "PoolTimeout":
+            logger.warning("listings pool exhausted")
+            raise DatabaseUnavailable(POOL_BUSY) from None
+        if name in {"OperationalError", "InterfaceError", "PoolClosed"} or (
+            type(exc).__name__ in {"OperationalError", "InterfaceError"}
+        ):
+            logger.warning("listings database unavailable: %s", name)
+            raise DatabaseUnavailable(DATABASE_DOWN) from None
+        raise
+    finally:
+        _timing().db_ms += (time.perf_counter() - started) * 1000
+
+
+def estimated_count(qs: Any) -> int:
+    """PostgreSQL's planner estimate of how many rows `qs` matches: EXPLAIN, nothing runs."""
+    plan = json.loads(qs.order_by().values("pk").explain(format="json"))
+    return int(plan[0]["Plan"]["Plan Rows"])
+
+
+def total_of(qs: Any) -> tuple[int, bool]:
+    """How many rows match, as (total, exact), without counting a large result.
+
+    Past TOTAL_COUNT_CAP rows by the planner's estimate, the estimate itself is the total
+    (total_exact = false); otherwise the rows are counted, up to the cap.
+    """
+    estimate = estimated_count(qs)
+    if estimate > settings.TOTAL_COUNT_CAP:
+        return estimate, False
+    return capped_count(qs)
+
+
+def capped_count(qs: Any, cap: int | None = None) -> tuple[int, bool]:
+    """How many rows match, counting at most `cap` (TOTAL_COUNT_CAP): (count, exact).
+
+    An exact COUNT(*) over most of a large table costs more than the page itself; past the
+    cap the total is a lower bound and the result says so (total_exact = false).
+    """
+    cap = settings.TOTAL_COUNT_CAP if cap is None else cap
+    # Only the key: annotations such as ts_rank_cd would be computed for every counted row.
+    counted = int(qs.order_by().values("pk")[: cap + 1].count())
+    return (cap, False) if counted > cap else (counted, True)
+
+
+def _rates() -> Mapping[str, float]:
+    return settings.EXCHANGE_RATES
+
+
+META_TTL_SEC = 60.0
+_recent: dict[str, tuple[float, Any]] = {}
+
+
+def _for_a_minute(key: str, compute: Callable[[], Any]) -> Any:
+    """`compute()`, reused for META_TTL_SEC: facts about the database that rarely change."""
+    now = time.monotonic()
+    cached = _recent.get(key)
+    if cached is not None and cached[0] > now:
+        return cached[1]
+    value = compute()
+    _recent[key] = (now + META_TTL_SEC, value)
+    return value
+
+
+def stored_embedder() -> str | None:
+    """Which embedder built the stored vectors, when the database records it (ours do)."""
+    stored: str | None = _for_a_minute("embedder", _read_stored_embedder)
+    return stored
+
+
+def _read_stored_embedder() -> str | None:
+    with _database(), connections[LISTINGS].cursor() as cursor:
+        cursor.execute("SELECT to_regclass('public.vmk_meta') IS NOT NULL")
+        row = cursor.fetchone()
+        if not (row and row[0]):
+            return None
+        cursor.execute("SELECT value FROM vmk_meta WHERE key = 'embedder'")
+        found = cursor.fetchone()
+        return found[0] if found else None

@@ -1,0 +1,137 @@
+"""Aggregate statistics over filtered listings (listing_stats) and the percentile aggregates."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.db.models import Case, CharField, Count, F, FloatField, Max, Min, Q, Value, When
+from django.db.models.aggregates import Aggregate, Avg
+
+from .. import vocabulary
+from ..errors import (
+    CURRENCY_UNKNOWN,
+    GROUP_BY_UNKNOWN,
+    MIXED_DEALS_WARNING,
+    PRICES_LEFT_OUT_WARNING,
+    InvalidArgument,
+)
+from ..filters import Filters
+from ..querysets import price_in
+from ..results import StatsResult, StatsRow
+from .filtering import _filtered, _resolved, live_vocabulary
+from .runtime import GROUP_BY, MAX_STATS_GROUPS, _database, _rates, _timing
+
+
+def _group_value(group_by: str) -> Any:
+    """The column to group by; an enum column in its documented form, so that 'daily' and
+    'rent_short' are one group."""
+    if group_by not in vocabulary.ENUM_CHOICES:
+        return F(group_by)
+    vocab = live_vocabulary()
+    whens = []
+    for value in vocabulary.documented(group_by):
+        spellings = [raw for raw in vocab.spellings(group_by, value) if raw != value]
+        if spellings:
+            whens.append(When(**{f"{group_by}__in": spellings}, then=Value(value)))
+    if not whens:
+        return F(group_by)
+    return Case(*whens, default=F(group_by), output_field=CharField())
+
+
+class Percentile(Aggregate):
+    """The continuous percentile `fraction` (0 to 1) of the expression."""
+
+    function = "percentile_cont"
+    template = "%(function)s(%(fraction)s) WITHIN GROUP (ORDER BY %(expressions)s)"
+    output_field = FloatField()
+
+    def __init__(self, expression: Any, *, fraction: float, **extra: Any) -> None:
+        super().__init__(expression, fraction=float(fraction), **extra)
+
+
+class Median(Percentile):
+    def __init__(self, expression: Any, **extra: Any) -> None:
+        super().__init__(expression, fraction=0.5, **extra)
+
+
+def listing_stats(
+    *,
+    filters: Filters | Mapping[str, Any] | None = None,
+    group_by: str | None = None,
+    currency: str = "USD",
+) -> StatsResult:
+    """Counts and price figures (min, median, max, average, median per m²) in `currency`."""
+    parsed = _resolved(filters)
+    if group_by is not None and group_by not in GROUP_BY:
+        raise InvalidArgument(GROUP_BY_UNKNOWN)
+    code = isinstance(currency, str) and vocabulary.currency_code(
+        currency, live_vocabulary().aliases
+    )
+    if not code:
+        raise InvalidArgument(CURRENCY_UNKNOWN.format(allowed=", ".join(_rates())))
+    currency = code
+    normalised = price_in(currency, _rates(), live_vocabulary())
+    qs = _filtered(parsed).annotate(p=normalised)
+    aggregates = {
+        "count": Count("id"),
+        "priced_count": Count("p"),
+        "prices_left_out": Count("id", filter=Q(price__isnull=False, p__isnull=True)),
+        "min_price": Min("p"),
+        "median_price": Median("p"),
+        "max_price": Max("p"),
+        "avg_price": Avg("p"),
+        "median_price_per_m2": Median(
+            F("p") / F("total_area"), filter=Q(total_area__gt=0, p__isnull=False)
+        ),
+    }
+    truncated = False
+    with _database():
+        if group_by is None:
+            rows = [qs.aggregate(**aggregates)]
+            total = rows[0]["count"]
+        else:
+            grouped = list(
+                qs.annotate(group_value=_group_value(group_by))
+                .values("group_value")
+                .annotate(**aggregates)
+                .order_by("-count", "group_value")[: MAX_STATS_GROUPS + 1]
+            )
+            truncated = len(grouped) > MAX_STATS_GROUPS
+            rows = grouped[:MAX_STATS_GROUPS]
+            total = qs.count() if truncated else sum(row["count"] for row in rows)
+    groups = [
+        StatsRow(
+            group=row.get("group_value") if group_by else None,
+            count=row["count"],
+            priced_count=row["priced_count"],
+            prices_left_out=row["prices_left_out"],
+            **{
+                key: None if row[key] is None else round(float(row[key]), 2)
+                for key in (
+                    "min_price",
+                    "median_price",
+                    "max_price",
+                    "avg_price",
+                    "median_price_per_m2",
+                )
+            },
+        )
+        for row in rows
+    ]
+    warnings = []
+    if parsed.deal_type is None and group_by != "deal_type":
+        warnings.append(MIXED_DEALS_WARNING)
+    left_out = sum(row.prices_left_out for row in groups)
+    if left_out:
+        warnings.append(PRICES_LEFT_OUT_WARNING.format(count=left_out))
+    _timing().rows = len(groups)
+    return StatsResult(
+        currency=currency,
+        group_by=group_by,
+        filters=parsed.active(),
+        total=total,
+        groups=groups,
+        groups_truncated=truncated,
+        warnings=warnings,
+    )

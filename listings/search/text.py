@@ -1,0 +1,174 @@
+"""Full-text search over search_vector."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.conf import settings
+from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.db import connections, transaction
+from django.db.models import F, Subquery
+
+from .. import capabilities
+from ..errors import SORT_UNKNOWN, InvalidArgument
+from ..filters import Filters
+from ..models import PropertyListing
+from ..querysets import PropertyListingQuerySet
+from ..results import SearchPage
+from .arguments import _clean_query, _page
+from .cards import _card
+from .filtering import _filtered, _prices_left_out, _resolved, live_vocabulary
+from .runtime import LISTINGS, SORT_ORDERS, _database, _rates, _timing, total_of
+
+
+def _fts_config() -> str:
+    """FTS_CONFIG when the database has it, else the fallback (capabilities says why)."""
+    return capabilities.current().fts_config
+
+
+def _fts_query(text: str) -> SearchQuery:
+    return SearchQuery(text, config=_fts_config(), search_type="plain")
+
+
+def _words(text: str) -> list[str]:
+    return [word for word in text.split() if len(word) >= 2][:10] or [text]
+
+
+def _any_word_query(text: str) -> SearchQuery:
+    """Listings with any of the words (websearch syntax, its operators taken out)."""
+    words = [word.strip('"-') for word in text.split()]
+    return SearchQuery(
+        " or ".join(word for word in words if word and word.lower() != "or"),
+        config=_fts_config(),
+        search_type="websearch",
+    )
+
+
+def _text_search_query(text: str, mode: str) -> SearchQuery | None:
+    """The tsquery a text mode of _matching_text matches with; None for the ILIKE fallback."""
+    if mode == "fulltext":
+        return _fts_query(text)
+    if mode == "fulltext_any_word":
+        return _any_word_query(text)
+    return None
+
+
+def _matching_text(
+    text: str, base: PropertyListingQuerySet, *, any_word_fallback: bool = False
+) -> tuple[Any, str]:
+    """Listings matching every word (full text), else a fallback, and which one ran.
+
+    The fallback is the ILIKE substring match; with `any_word_fallback` (hybrid search) it is
+    full text with any of the words instead, which the GIN index serves.
+    """
+    matched = base.matching(_fts_query(text))
+    with _database(), transaction.atomic(using=LISTINGS):
+        # Through the GIN index: for `LIMIT 1` the planner may otherwise scan the table or a
+        # filter's index row by row, all of it when the words match nothing.
+        with connections[LISTINGS].cursor() as cursor:
+            cursor.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off")
+        if matched.exists():
+            return matched, "fulltext"
+    if any_word_fallback:
+        return base.matching(_any_word_query(text)), "fulltext_any_word"
+    return base.containing_words(_words(text)), "ilike_fallback"
+
+
+def fulltext_queryset(
+    *, query: str, base: PropertyListingQuerySet | None = None
+) -> tuple[PropertyListingQuerySet, str]:
+    """Listings matching `query` as a lazy queryset, for callers that paginate themselves.
+
+    Full text with Ukrainian morphology (annotated with `rank`) when anything matches,
+    otherwise the ILIKE fallback over title, description and address; the second item is
+    the mode, "fulltext" or "ilike_fallback", as in fulltext_search. `base` narrows it
+    (the admin passes its filtered changelist queryset); the caller orders and slices.
+    """
+    text = _clean_query(query, required=True)
+    assert text is not None
+    return _matching_text(text, base if base is not None else PropertyListing.objects.all())
+
+
+def _text_ranked(
+    text: str, filters: Filters, sort_by: str, *, any_word_fallback: bool = False
+) -> tuple[Any, Any, str]:
+    """(the page queryset, the queryset to count, mode) for a text query.
+
+    Full text when anything matches, else the ILIKE fallback. Relevance ranks at most the
+    FTS_RANK_CANDIDATES newest matches: ts_rank_cd reads every candidate's tsvector, and a
+    word in most listings would otherwise rank the whole table for one page.
+    """
+    matched, mode = _matching_text(
+        text,
+        _filtered(filters),
+        any_word_fallback=any_word_fallback,
+    )
+    qs = matched
+    query = _text_search_query(text, mode)
+    if query is not None:
+        if sort_by == "relevance":
+            newest = matched.order_by("-id").values("id")[: settings.FTS_RANK_CANDIDATES]
+            qs = PropertyListing.objects.filter(id__in=Subquery(newest)).annotate(
+                rank=SearchRank(F("search_vector"), query, cover_density=True)
+            )
+        qs = qs.with_headline(query, _fts_config())
+    elif sort_by == "relevance":
+        sort_by = "date_desc"
+    if sort_by in {"price_asc", "price_desc"}:
+        qs = qs.with_price_in("USD", _rates(), live_vocabulary())
+    return qs.sorted_by(sort_by), matched, mode
+
+
+def fulltext_search(
+    *,
+    query: str | None = None,
+    filters: Filters | Mapping[str, Any] | None = None,
+    sort_by: str = "relevance",
+    limit: int = 10,
+    offset: int = 0,
+) -> SearchPage:
+    """Full-text search (PostgreSQL text search, Ukrainian morphology) plus filters.
+
+    With no query it is a pure filter. When full text finds nothing it falls back to a
+    case-insensitive substring match over title, description and address (mode says which).
+    """
+    text = _clean_query(query, required=False)
+    limit, offset = _page(limit, offset)
+    parsed = _resolved(filters)
+    if sort_by not in SORT_ORDERS:
+        raise InvalidArgument(SORT_UNKNOWN)
+    if text is None:
+        order = "date_desc" if sort_by == "relevance" else sort_by
+        qs = _filtered(parsed)
+        if order in {"price_asc", "price_desc"}:
+            qs = qs.with_price_in("USD", _rates(), live_vocabulary())
+        qs = counted = qs.sorted_by(order)
+        mode = "filter"
+    else:
+        qs, counted, mode = _text_ranked(text, parsed, sort_by)
+    with _database():
+        rows = list(qs.cards()[offset : offset + limit])
+        if len(rows) < limit and (rows or not offset):
+            total, exact = offset + len(rows), True  # the last page: nothing to count
+        else:
+            total, exact = total_of(counted)
+            total = max(total, offset + len(rows))
+    cards = [
+        _card(row, rank_score=round(float(row.rank), 6) if getattr(row, "rank", None) else None)
+        for row in rows
+    ]
+    _timing().rows = len(cards)
+    return SearchPage(
+        total=total,
+        total_exact=exact,
+        limit=limit,
+        offset=offset,
+        mode=mode,
+        query=text,
+        filters=parsed.active(),
+        sort_by=sort_by,
+        fts_config=None if text is None else _fts_config(),
+        prices_left_out=_prices_left_out(parsed, sort_by),
+        listings=cards,
+    )

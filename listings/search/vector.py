@@ -1,0 +1,330 @@
+"""Vector search: the query's embedding, the HNSW-or-exact choice, semantic_search and
+similar_to_listing."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import connections, transaction
+from django.db.models import Count, F, Window
+
+from vmkproject import telemetry
+
+from .. import capabilities
+from ..errors import (
+    EMBEDDER_MISMATCH,
+    LISTING_EMBEDDING_EMPTY,
+    LISTING_HAS_NO_EMBEDDING,
+    LISTING_NOT_FOUND,
+    QUERY_EMBEDDING_EMPTY,
+    EmbeddingUnavailable,
+    NotFound,
+)
+from ..filters import Filters
+from ..models import PropertyListing
+from ..querysets import PropertyListingQuerySet
+from ..results import SearchPage
+from .arguments import _check_metric, _check_min_similarity, _clean_query, _listing_id, _page
+from .cards import _card
+from .filtering import _filtered, _prices_left_out, _resolved
+from .runtime import (
+    EXACT_PATH,
+    LISTINGS,
+    _database,
+    _for_a_minute,
+    _timing,
+    capped_count,
+    estimated_count,
+    stored_embedder,
+)
+
+
+def usable_vector(vector: list[float]) -> bool:
+    """A vector with a direction: an all-zero or non-finite one has no cosine distance."""
+    norm = math.fsum(x * x for x in vector)
+    return math.isfinite(norm) and norm > 0
+
+
+def _embed(query: str) -> list[float]:
+    from ..embedders import get_embedder
+
+    embedder = get_embedder()
+    stored = stored_embedder()
+    if stored and stored != embedder.name:
+        raise EmbeddingUnavailable(EMBEDDER_MISMATCH.format(stored=stored, current=embedder.name))
+    started = time.perf_counter()
+    with telemetry.span(
+        f"embeddings {embedder.name}",
+        {"gen_ai.operation.name": "embeddings", "gen_ai.request.model": embedder.name},
+    ) as span:
+        vector = embedder.embed_query_sync(query)
+        stats = embedder.last_query_stats()
+        cache_hit = stats.cache_hit if stats else None
+        telemetry.set_attributes(
+            span, {"vmk.embedding.cache_hit": cache_hit, "vmk.embedding.dimension": len(vector)}
+        )
+    timing = _timing()
+    timing.embedding_ms += (time.perf_counter() - started) * 1000
+    timing.embedding_cache_hit = cache_hit
+    if not usable_vector(vector):
+        raise EmbeddingUnavailable(QUERY_EMBEDDING_EMPTY)
+    return vector
+
+
+# Transaction-local pgvector settings for one vector search (see vector_search_options).
+VECTOR_SEARCH_OPTIONS_SQL = (
+    "SELECT set_config('hnsw.ef_search', %s, true), "
+    "set_config('hnsw.iterative_scan', %s, true), "
+    "set_config('hnsw.max_scan_tuples', %s, true)"
+)
+
+
+def vector_search_options(ef_search: int | None = None) -> list[str]:
+    """Parameters of VECTOR_SEARCH_OPTIONS_SQL from settings."""
+    return [
+        str(ef_search or settings.HNSW_EF_SEARCH),
+        settings.HNSW_ITERATIVE_SCAN,
+        str(settings.HNSW_MAX_SCAN_TUPLES),
+    ]
+
+
+def _set_vector_search_options(ef_search: int) -> None:
+    """Iterative index scans so that filtered queries still fill the page (pgvector ≥ 0.8)."""
+    with connections[LISTINGS].cursor() as cursor:
+        cursor.execute(VECTOR_SEARCH_OPTIONS_SQL, vector_search_options(ef_search))
+
+
+def _plan_uses(qs: Any, index: str) -> bool:
+    """Whether PostgreSQL's plan for `qs` scans `index` (EXPLAIN: planned, not run)."""
+
+    def scans(node: Mapping[str, Any]) -> bool:
+        return node.get("Index Name") == index or any(scans(n) for n in node.get("Plans", ()))
+
+    return scans(json.loads(qs.explain(format="json"))[0]["Plan"])
+
+
+def _ef_search_for(estimate: int) -> int:
+    """A wider graph search when the filter keeps a small share of the listings."""
+    rows = _for_a_minute(
+        "rows_with_embedding",
+        lambda: estimated_count(PropertyListing.objects.with_embedding()),
+    )
+    if estimate < settings.HNSW_SELECTIVE_SHARE * rows:
+        return max(settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE)
+    return int(settings.HNSW_EF_SEARCH)
+
+
+@dataclass
+class _Neighbour:
+    listing: PropertyListing
+    distance: float
+
+
+def _neighbours(
+    vector: list[float],
+    filters: Filters,
+    *,
+    count: int,
+    min_similarity: float | None = None,
+    metric: str = "cosine",
+    exclude_id: int | None = None,
+    with_total: bool = True,
+) -> tuple[list[_Neighbour], int, bool, list[Any], str]:
+    """The `count` nearest listings under `filters`, exactly ordered, how many match, and
+    which path ranked them (the HNSW index's name from the catalog, or EXACT_PATH).
+
+    When the planner expects few rows to match (at most EXACT_VECTOR_SEARCH_MAX_ROWS), they
+    are ranked exactly by a pre-filtered scan: an HNSW graph walk under a selective filter
+    loses recall. Otherwise the HNSW index ranks them, with iterative scans so the page still
+    fills; should the scan stop short of a full page anyway, the exact scan runs instead.
+    """
+    base = _filtered(filters).with_embedding()
+    if exclude_id is not None:
+        base = base.exclude(id=exclude_id)
+    ranked = base.nearest(vector)
+    if min_similarity is not None:
+        ranked = ranked.filter(distance__lte=1.0 - min_similarity)
+    rows: list[Any] | None = None
+    total, exact = 0, False
+    hnsw = capabilities.current().hnsw_index
+    with _database(), transaction.atomic(using=LISTINGS):
+        estimate = estimated_count(base)
+        # Without an HNSW index the "index" path would be a slower exact scan: skip it.
+        if hnsw is not None and estimate > settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
+            path = hnsw
+            _set_vector_search_options(_ef_search_for(estimate))
+            page = ranked.with_metric(vector, metric).cards()[:count]
+            if not _plan_uses(page, hnsw):
+                path = EXACT_PATH  # the planner ranks these by a scan: exact all the same
+            rows = list(page)
+            if len(rows) < count:
+                rows = None  # too few for a full page: only an exact scan can tell why
+            elif with_total and min_similarity is not None:
+                total, exact = capped_count(ranked)
+            elif with_total:
+                total = max(estimate, count)  # the planner's estimate: no count of the rows
+        if rows is None:
+            path = EXACT_PATH
+            rows, total = _ranked_exactly(ranked, vector, metric, count)
+            exact = True
+    if not with_total:
+        total, exact = 0, False
+    # relaxed_order iterative scans may return near-ties out of order: sort the page exactly.
+    rows.sort(key=lambda listing: (listing.distance, listing.id))
+    metrics = [listing.metric_distance for listing in rows]
+    return [_Neighbour(row, float(row.distance)) for row in rows], total, exact, metrics, path
+
+
+def _ranked_exactly(
+    ranked: PropertyListingQuerySet, vector: list[float], metric: str, count: int
+) -> tuple[list[Any], int]:
+    """The `count` nearest rows of `ranked` by exact distance, and how many rows it has.
+
+    One scan computes every distance and the count (a window over id and distance only, so
+    little is held in memory); the cards of the page are then fetched by primary key.
+    """
+    # `distance + 0` is an ORDER BY the index cannot serve: the planner filters, then sorts.
+    top = list(
+        ranked.order_by(F("distance") + 0, "id")
+        .annotate(matched=Window(Count("pk")))
+        .values_list("id", "matched")[:count]
+    )
+    if not top:
+        return [], 0
+    cards = (
+        PropertyListing.objects.filter(id__in=[listing_id for listing_id, _ in top])
+        .nearest(vector)
+        .with_metric(vector, metric)
+        .cards()
+    )
+    by_id = {card.id: card for card in cards}
+    return [by_id[listing_id] for listing_id, _ in top], int(top[0][1])
+
+
+def _vector_page(
+    vector: list[float],
+    filters: Filters,
+    *,
+    limit: int,
+    offset: int,
+    min_similarity: float | None,
+    metric: str,
+    mode: str,
+    query: str | None,
+    exclude_id: int | None = None,
+    with_total: bool = True,
+) -> SearchPage:
+    neighbours, total, exact, metric_values, path = _neighbours(
+        vector,
+        filters,
+        count=offset + limit,
+        min_similarity=min_similarity,
+        metric=metric,
+        exclude_id=exclude_id,
+        with_total=with_total,
+    )
+    cards = []
+    for neighbour, metric_value in list(zip(neighbours, metric_values, strict=True))[offset:]:
+        distance = float(metric_value)
+        if metric == "inner_product":
+            distance = -distance  # pgvector's <#> is the negative inner product
+        cards.append(
+            _card(
+                neighbour.listing,
+                similarity_score=round(1.0 - neighbour.distance, 6),
+                distance=round(distance, 6),
+            )
+        )
+    _timing().rows = len(cards)
+    return SearchPage(
+        total=total if with_total else offset + len(cards),
+        total_exact=exact,
+        limit=limit,
+        offset=offset,
+        mode=mode,
+        query=query,
+        filters=filters.active(),
+        distance_metric=metric,
+        index_used=path,
+        prices_left_out=_prices_left_out(filters),
+        listings=cards,
+    )
+
+
+def semantic_search(
+    *,
+    query: str,
+    filters: Filters | Mapping[str, Any] | None = None,
+    limit: int = 10,
+    offset: int = 0,
+    min_similarity: float | None = None,
+    distance_metric: str = "cosine",
+) -> SearchPage:
+    """Listings nearest in meaning to a Ukrainian `query` (the server embeds it).
+
+    All three metrics are ranked through the cosine HNSW index: the stored vectors are unit
+    length, so cosine, L2 and inner product order them identically; `distance` reports the
+    requested metric and `similarity_score` is always 1 − cosine distance.
+    """
+    text = _clean_query(query, required=True)
+    assert text is not None
+    limit, offset = _page(limit, offset)
+    parsed = _resolved(filters)
+    metric = _check_metric(distance_metric)
+    threshold = _check_min_similarity(min_similarity)
+    vector = _embed(text)
+    return _vector_page(
+        vector,
+        parsed,
+        limit=limit,
+        offset=offset,
+        min_similarity=threshold,
+        metric=metric,
+        mode="semantic",
+        query=text,
+    )
+
+
+def similar_to_listing(
+    *,
+    listing_id: int,
+    filters: Filters | Mapping[str, Any] | None = None,
+    limit: int = 10,
+    offset: int = 0,
+    with_total: bool = True,
+) -> SearchPage:
+    """'More like this': neighbours of a listing's stored embedding, without the listing.
+
+    `with_total=False` skips counting every listing that has an embedding (a full scan at a
+    million rows); `total` is then the lower bound offset + len(listings), not exact.
+    """
+    listing_id = _listing_id(listing_id)
+    limit, offset = _page(limit, offset)
+    parsed = _resolved(filters)
+    with _database():
+        rows = list(PropertyListing.objects.filter(id=listing_id).values_list("embedding"))
+    if not rows:
+        raise NotFound(LISTING_NOT_FOUND.format(listing_id=listing_id))
+    if rows[0][0] is None:
+        raise NotFound(LISTING_HAS_NO_EMBEDDING.format(listing_id=listing_id))
+    vector = [float(x) for x in rows[0][0]]
+    if not usable_vector(vector):
+        raise NotFound(LISTING_EMBEDDING_EMPTY.format(listing_id=listing_id))
+    return _vector_page(
+        vector,
+        parsed,
+        limit=limit,
+        offset=offset,
+        min_similarity=None,
+        metric="cosine",
+        mode="similar",
+        query=None,
+        exclude_id=listing_id,
+        with_total=with_total,
+    )
