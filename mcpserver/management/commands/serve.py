@@ -1,0 +1,89 @@
+"""Serve the ASGI app (/mcp, /health, /admin/) with uvicorn, using the settings' host and port."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import sys
+from typing import Any
+
+import uvicorn
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import connections
+from uvicorn.config import STARTUP_FAILURE
+from uvicorn.supervisors import Multiprocess
+
+from vmkproject import metrics
+from vmkproject.db import listings_pool, stop_all
+
+
+def _exit_cleanly(signum: int, frame: Any) -> None:
+    sys.exit(0)
+
+
+class SharedSocketConfig(uvicorn.Config):
+    """uvicorn's configuration for several workers, with Nagle's algorithm off.
+
+    asyncio turns TCP_NODELAY on only for sockets it creates itself; the workers accept on a
+    listening socket made by uvicorn's supervisor, so every small response on a kept-alive
+    connection would wait for the client's delayed ACK (~40 ms). Accepted sockets inherit the
+    option from the listening one.
+    """
+
+    def bind_socket(self) -> socket.socket:
+        sock = super().bind_socket()
+        if sock.family in (socket.AF_INET, socket.AF_INET6):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+
+class Command(BaseCommand):
+    help = "Start the server: MCP at /mcp, health at /health, Django admin at /admin/."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default=settings.MCP_HOST)
+        parser.add_argument("--port", type=int, default=settings.MCP_PORT)
+        parser.add_argument("--workers", type=int, default=settings.MCP_WORKERS)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        # Start (and on first run create and fill) the embedded database before any worker
+        # starts, so that workers find it ready and the first request pays nothing.
+        connection = connections["listings"]
+        connection.ensure_connection()
+        connection.close()
+        if listings_pool() is not None:
+            connection.close_pool()  # type: ignore[attr-defined]
+        self.stdout.write(
+            f"Serving on http://{options['host']}:{options['port']}  "
+            f"(MCP: /mcp, health: /health, admin: /admin/)"
+        )
+        # uvicorn re-raises SIGTERM/SIGINT once it has shut down; exit through Python then, so
+        # that the embedded database is let go of (and stopped) rather than left running.
+        if options["workers"] > 1:
+            # Each worker writes its metrics there; a scrape of any one adds them up.
+            metrics.prepare_multiprocess(settings.METRICS_MULTIPROC_DIR)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, _exit_cleanly)
+        try:
+            self._serve(options)
+        finally:
+            stop_all()
+
+    def _serve(self, options: dict[str, Any]) -> None:
+        config = SharedSocketConfig(
+            "vmkproject.asgi:application",
+            host=options["host"],
+            port=options["port"],
+            workers=max(options["workers"], 1),
+            log_level=settings.LOG_LEVEL.lower(),
+            lifespan="on",
+            timeout_graceful_shutdown=int(settings.SHUTDOWN_GRACE_SEC),
+        )
+        if config.workers > 1:
+            Multiprocess(config, sockets=[config.bind_socket()]).run()
+        else:
+            server = uvicorn.Server(config)
+            server.run()
+            if not server.started:
+                sys.exit(STARTUP_FAILURE)
