@@ -159,7 +159,7 @@ def resource_checks(any_id: int | None) -> list[Check]:
 
 
 def _admin_pages(any_id: int | None, with_vector: int | None) -> list[tuple[str, str, dict]]:
-    from .admin import cached_cities, cached_property_types
+    from .admin.choices import cached_cities, cached_property_types
 
     changelist = reverse("admin:listings_propertylisting_changelist")
     semantic = reverse("admin:listings_propertylisting_semantic")

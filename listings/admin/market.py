@@ -16,9 +16,9 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.urls import reverse
 
-from . import market, search
-from .errors import SearchError
-from .models import DealType
+from .. import market, search
+from ..errors import SearchError
+from ..models import DealType
 
 MARKET_TITLE = "Ринок"
 MARKET_TEMPLATE = "admin/listings/propertylisting/market.html"
@@ -82,7 +82,7 @@ def _charts(filters: dict[str, Any]) -> dict[str, Any]:
 def market_view(model_admin: Any, request: HttpRequest) -> TemplateResponse:
     if not model_admin.has_view_permission(request):
         raise PermissionDenied
-    from .admin import cached_cities
+    from .choices import cached_cities
 
     data = request.GET if "deal_type" in request.GET else {"deal_type": "sale"}
     form = MarketForm(data, cities=cached_cities())

@@ -1,0 +1,423 @@
+"""The read-only listing and property-type admins: changelist, search box, detail page."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, cast
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib import admin, messages
+from django.contrib.admin.views.main import ORDER_VAR, ChangeList
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.db.models.constants import LOOKUP_SEP
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path
+from django.utils.formats import date_format
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+from .. import search, vocabulary
+from ..errors import NotFound, SearchError
+from ..models import SERVICE_FIELDS, PropertyListing, PropertyType
+from ..querysets import PropertyListingQuerySet
+from ..results import SearchPage
+from . import market as admin_market
+from .changelist import EstimatedCountPaginator, ListingChangeList, NullsLast
+from .choices import CityFilter, PropertyTypeFilter, RoomsFilter, _vocabulary_filter, cached_cities
+from .formatting import (
+    EMPTY,
+    enum_label,
+    format_area,
+    format_moment,
+    format_price,
+    local_date,
+    price_per_m2,
+    shown_or_dash,
+)
+from .semantic import (
+    SEMANTIC_TEMPLATE,
+    SEMANTIC_TITLE,
+    SemanticSearchForm,
+    _result_rows,
+    _with_defaults,
+)
+
+NEIGHBOURS_LIMIT = 10
+
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+
+
+SEARCH_FAILED = "Пошук не виконано: {message}"
+
+
+MANY_MATCHES_NOTE = (
+    "Збігів дуже багато, тому їх показано від найновіших, а не за релевантністю; уточніть "
+    "пошук або скористайтеся фільтрами."
+)
+
+
+ILIKE_FALLBACK_NOTE = (
+    "Повнотекстовий пошук нічого не знайшов, тому показано оголошення, де ці слова "
+    "трапляються як частина тексту (заголовок, опис, адреса)."
+)
+
+
+NO_EMBEDDING_NOTE = (
+    "Це оголошення ще не має векторного представлення (ембедингу), тому схожі "
+    "оголошення підібрати не можна."
+)
+
+
+EMPTY_EMBEDDING_NOTE = (
+    "Векторне представлення (ембединг) цього оголошення порожнє (усі нулі), тому схожі "
+    "оголошення підібрати не можна."
+)
+
+
+NEIGHBOURS_FAILED = "Не вдалося підібрати схожі оголошення: {message}"
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """View permission only, for everyone including superusers: the data is never written."""
+
+    actions = ()
+    show_facets = admin.ShowFacets.NEVER
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return cast(dict[str, Any], actions)
+
+    # Refused before Django opens a write transaction: the router has no database to give.
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        if request.method not in SAFE_METHODS:
+            raise PermissionDenied
+        return cast(HttpResponse, super().changelist_view(request, extra_context))
+
+    def changeform_view(
+        self,
+        request: HttpRequest,
+        object_id: str | None = None,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        if request.method not in SAFE_METHODS:
+            raise PermissionDenied
+        return super().changeform_view(request, object_id, form_url, extra_context)
+
+    def delete_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        raise PermissionDenied
+
+
+@admin.register(PropertyListing)
+class PropertyListingAdmin(ReadOnlyAdmin):
+    list_display = (
+        "id",
+        "title",
+        "property_type",
+        "city",
+        "district",
+        "deal_type_label",
+        "price_display",
+        "rooms_count",
+        "area_display",
+        "listing_status_label",
+        "published",
+    )
+    empty_value_display = EMPTY
+    list_display_links = ("id", "title")
+    sortable_by = ("id", "price_display", "area_display", "published")
+    ordering = ("-id",)
+    list_filter = (
+        _vocabulary_filter("deal_type"),
+        _vocabulary_filter("listing_status"),
+        CityFilter,
+        PropertyTypeFilter,
+        _vocabulary_filter("building_type"),
+        _vocabulary_filter("renovation_status"),
+        RoomsFilter,
+    )
+    list_select_related = ("property_type",)
+    list_per_page = 50
+    list_max_show_all = 200
+    show_full_result_count = False
+    paginator = EstimatedCountPaginator
+    # Enables the search box; get_search_results replaces Django's icontains search.
+    search_fields = ("title",)
+    search_help_text = (
+        "Повнотекстовий пошук з українською морфологією: «квартири» знайде «квартира». "
+        "Якщо точних збігів немає, шукаємо частину слова в заголовку, описі та адресі."
+    )
+    fieldsets = (
+        (
+            "Основне",
+            {
+                "fields": (
+                    "id",
+                    "title",
+                    "property_type",
+                    "deal_type_label",
+                    "listing_status_label",
+                    "publish_date_display",
+                    "archived_at_display",
+                    "description",
+                    "generated_description",
+                )
+            },
+        ),
+        ("Ціна", {"fields": ("price_display", "price_per_m2")}),
+        (
+            "Розташування",
+            {
+                "fields": (
+                    "city",
+                    "district",
+                    "address_raw",
+                    "metro_station",
+                    "metro_distance_type_label",
+                    "metro_distance_meters",
+                )
+            },
+        ),
+        (
+            "Будинок і квартира",
+            {
+                "fields": (
+                    "rooms_count",
+                    "total_area",
+                    "living_area",
+                    "kitchen_area",
+                    "floor",
+                    "floors_count",
+                    "layout_type_label",
+                    "building_type_label",
+                    "building_year",
+                    "renovation_status_label",
+                    "bathroom_type_label",
+                )
+            },
+        ),
+        (
+            "Зручності",
+            {
+                "fields": (
+                    "balcony_count",
+                    "parking_type_label",
+                    "heating_type_label",
+                    "window_view_label",
+                )
+            },
+        ),
+        (
+            "Джерело і контакти",
+            {"fields": ("source_link", "images_count", "contact_name", "contact_phone")},
+        ),
+    )
+    readonly_fields = (
+        "price_display",
+        "price_per_m2",
+        "source_link",
+        "publish_date_display",
+        "archived_at_display",
+        *(f"{column}_label" for column in vocabulary.ENUM_CHOICES),
+    )
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        # Only the sidebar's filters: no URL-crafted filter on a service column, and no
+        # unindexed free-text scan (the search box goes through search.py instead).
+        allowed = {
+            item if isinstance(item, str) else getattr(item, "parameter_name", "")
+            for item in self.list_filter
+        }
+        return lookup.split(LOOKUP_SEP)[0] in allowed
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        queryset = cast(PropertyListingQuerySet, super().get_queryset(request))
+        # normalised_price sorts the price column across currencies, as search.py does.
+        return queryset.defer(*SERVICE_FIELDS).with_price_in(
+            "USD", settings.EXCHANGE_RATES, search.live_vocabulary()
+        )
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return ListingChangeList
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[Any], search_term: str
+    ) -> tuple[QuerySet[Any], bool]:
+        if not search_term.strip():
+            return queryset, False
+        try:
+            found, mode = search.fulltext_queryset(
+                query=search_term, base=cast(PropertyListingQuerySet, queryset)
+            )
+        except SearchError as exc:
+            messages.error(request, SEARCH_FAILED.format(message=exc.message))
+            return queryset.none(), False
+        if mode == "fulltext" and ORDER_VAR not in request.GET:
+            if search.estimated_count(found) <= settings.FTS_RANK_CANDIDATES:
+                found = found.sorted_by("relevance")
+            else:
+                # Ranking every match of a word found in most listings would read each one.
+                messages.info(request, MANY_MATCHES_NOTE)
+        elif mode == "ilike_fallback":
+            messages.info(request, ILIKE_FALLBACK_NOTE)
+        return found, False
+
+    # --- columns and read-only fields ------------------------------------------------------
+
+    @shown_or_dash(description="ціна", ordering=NullsLast("normalised_price"))
+    def price_display(self, obj: PropertyListing) -> str | None:
+        return format_price(obj.price, obj.currency)
+
+    @shown_or_dash(description="площа", ordering=NullsLast("total_area"))
+    def area_display(self, obj: PropertyListing) -> str | None:
+        return format_area(obj.total_area)
+
+    @shown_or_dash(description="опубліковано", ordering=NullsLast("publish_date"))
+    def published(self, obj: PropertyListing) -> str | None:
+        day = local_date(obj.publish_date)
+        return None if day is None else date_format(day, "d.m.Y")
+
+    @shown_or_dash(description="опубліковано")
+    def publish_date_display(self, obj: PropertyListing) -> str | None:
+        return format_moment(obj.publish_date)
+
+    @shown_or_dash(description="в архіві з")
+    def archived_at_display(self, obj: PropertyListing) -> str | None:
+        return format_moment(obj.archived_at)
+
+    @shown_or_dash(description="ціна за м²")
+    def price_per_m2(self, obj: PropertyListing) -> str | None:
+        return format_price(price_per_m2(obj.price, obj.total_area), obj.currency)
+
+    @shown_or_dash(description="джерело")
+    def source_link(self, obj: PropertyListing) -> str | SafeString | None:
+        url = obj.url_source
+        if not url:
+            return None
+        if urlsplit(url).scheme not in {"http", "https"}:
+            return url  # shown, never linked: a javascript: URL must not become a link
+        return format_html(
+            '<a href="{}" target="_blank" rel="noopener noreferrer nofollow">{}</a>', url, url
+        )
+
+    # --- detail page: nearest neighbours ---------------------------------------------------
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        context = dict(extra_context or {})
+        if object_id.isdigit() and self.has_view_permission(request):
+            context.update(self._neighbours(int(object_id)))
+            context.update(admin_market.listing_market(int(object_id)))
+        return super().change_view(request, object_id, form_url, context)
+
+    def _neighbours(self, listing_id: int) -> dict[str, Any]:
+        try:
+            page = search.similar_to_listing(
+                listing_id=listing_id,
+                filters={"listing_status": "any"},
+                limit=NEIGHBOURS_LIMIT,
+                with_total=False,
+            )
+        except NotFound as exc:
+            notes = {
+                search.LISTING_HAS_NO_EMBEDDING.format(listing_id=listing_id): NO_EMBEDDING_NOTE,
+                search.LISTING_EMBEDDING_EMPTY.format(listing_id=listing_id): EMPTY_EMBEDDING_NOTE,
+            }
+            note = notes.get(exc.message, exc.message)
+            return {"neighbours": None, "neighbours_note": note}
+        except SearchError as exc:
+            return {
+                "neighbours": None,
+                "neighbours_note": NEIGHBOURS_FAILED.format(message=exc.message),
+            }
+        return {"neighbours": _result_rows(page), "neighbours_note": None}
+
+    # --- semantic search page --------------------------------------------------------------
+
+    def get_urls(self) -> list[URLPattern]:
+        info = self.opts.app_label, self.opts.model_name
+        own = [
+            path(
+                "semantic/",
+                self.admin_site.admin_view(self.semantic_view),
+                name="{}_{}_semantic".format(*info),
+            ),
+            path(
+                "market/",
+                self.admin_site.admin_view(lambda request: admin_market.market_view(self, request)),
+                name="{}_{}_market".format(*info),
+            ),
+        ]
+        return own + cast(list[URLPattern], super().get_urls())
+
+    def semantic_view(self, request: HttpRequest) -> TemplateResponse:
+        if not self.has_view_permission(request):
+            raise PermissionDenied
+        data = _with_defaults(request.GET) if "query" in request.GET else None
+        form = SemanticSearchForm(data, cities=cached_cities())
+        page = None
+        if form.is_bound and form.is_valid():
+            cleaned = form.cleaned_data
+            filters = {name: cleaned[name] for name in ("city", "deal_type") if cleaned[name]}
+            run: Callable[..., SearchPage] = (
+                search.hybrid_search if cleaned["mode"] == "hybrid" else search.semantic_search
+            )
+            try:
+                page = run(query=cleaned["query"], filters=filters, limit=cleaned["limit"])
+            except SearchError as exc:
+                messages.error(request, SEARCH_FAILED.format(message=exc.message))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": SEMANTIC_TITLE,
+            "form": form,
+            "page": page,
+            "results": _result_rows(page) if page is not None else None,
+            "hybrid": page is not None and page.mode == "hybrid",
+        }
+        return TemplateResponse(request, SEMANTIC_TEMPLATE, context)
+
+
+def _enum_display(column: str) -> Callable[[Any, PropertyListing], str]:
+    field = cast(Any, PropertyListing._meta.get_field(column))
+
+    def show(model_admin: Any, obj: PropertyListing) -> str:
+        return enum_label(column, getattr(obj, column))
+
+    show.__name__ = f"{column}_label"
+    return admin.display(description=str(field.verbose_name), ordering=column)(show)
+
+
+# Enum columns show what they hold: a value outside the documented ones as itself, not "—".
+for _column in vocabulary.ENUM_CHOICES:
+    setattr(PropertyListingAdmin, f"{_column}_label", _enum_display(_column))
+
+
+@admin.register(PropertyType)
+class PropertyTypeAdmin(ReadOnlyAdmin):
+    list_display = ("id", "slug", "name")
+    list_display_links = ("id", "name")
+    fields = ("id", "slug", "name", "description")

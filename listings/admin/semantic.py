@@ -1,0 +1,83 @@
+"""The "Пошук за змістом" page's form and result rows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, cast
+
+from django import forms
+from django.conf import settings
+from django.http import QueryDict
+from django.urls import reverse
+
+from ..models import DealType
+from ..results import SearchPage
+from .formatting import enum_label, format_area, format_price
+
+SEMANTIC_LIMITS = (10, 20, 50)
+
+
+DEFAULT_SEMANTIC_LIMIT = 20
+
+
+SEMANTIC_TITLE = "Пошук за змістом"
+
+
+SEMANTIC_TEMPLATE = "admin/listings/propertylisting/semantic_search.html"
+
+
+def _with_defaults(query: QueryDict) -> QueryDict:
+    data = query.copy()
+    if not data.get("mode"):
+        data["mode"] = "semantic"
+    if not data.get("limit"):
+        data["limit"] = str(DEFAULT_SEMANTIC_LIMIT)
+    return data
+
+
+def _result_rows(page: SearchPage) -> list[dict[str, Any]]:
+    return [
+        {
+            "card": card,
+            "url": reverse("admin:listings_propertylisting_change", args=[card.id]),
+            "price": format_price(card.price, card.currency),
+            "area": format_area(card.total_area),
+            "deal": enum_label("deal_type", card.deal_type),
+            "status": enum_label("listing_status", card.listing_status),
+        }
+        for card in page.listings
+    ]
+
+
+class SemanticSearchForm(forms.Form):
+    query = forms.CharField(
+        label="Запит",
+        max_length=settings.MAX_QUERY_LENGTH,
+        widget=forms.TextInput(
+            attrs={"size": 70, "placeholder": "простора квартира біля парку з ремонтом"}
+        ),
+    )
+    mode = forms.ChoiceField(
+        label="Режим",
+        choices=[
+            ("semantic", "за змістом (семантичний)"),
+            ("hybrid", "гібридний (зміст + слова)"),
+        ],
+    )
+    city = forms.ChoiceField(label="Місто", required=False)
+    deal_type = forms.ChoiceField(
+        label="Тип угоди", required=False, choices=[("", "будь-який"), *DealType.choices]
+    )
+    limit = forms.TypedChoiceField(
+        label="Показати",
+        coerce=int,
+        choices=[(n, str(n)) for n in SEMANTIC_LIMITS],
+        initial=DEFAULT_SEMANTIC_LIMIT,
+    )
+
+    def __init__(self, *args: Any, cities: Sequence[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        city = cast(forms.ChoiceField, self.fields["city"])
+        city.choices = [("", "усі міста"), *((name, name) for name in cities)]
+        limit = cast(forms.TypedChoiceField, self.fields["limit"])
+        limit.choices = [(n, str(n)) for n in SEMANTIC_LIMITS if n <= settings.MAX_LIMIT]
