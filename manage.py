@@ -7,7 +7,7 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "vmkproject.settings")
     from django.core.management import execute_from_command_line
 
-    from vmkproject.telemetry import command
+    from vmkproject.sqlcomment import command
 
     with command(sys.argv):
         execute_from_command_line(sys.argv)

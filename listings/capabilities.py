@@ -15,9 +15,10 @@ from typing import Any
 
 from django.conf import settings
 
+from vmkproject.textsearch import FALLBACK_FTS_CONFIG, resolve_config
+
 logger = logging.getLogger("vmk.capabilities")
 
-FALLBACK_FTS_CONFIG = "simple"
 # Morphology is what a configuration does, not what its dictionaries are called: a plural
 # must come back as its dictionary form.
 MORPHOLOGY_PROBE = ("квартири", "квартира")
@@ -40,12 +41,6 @@ GIN_MISSING = (
 )
 
 # The configuration `name` (optionally schema-qualified) as search_path would resolve it.
-CONFIG_SQL = (
-    "SELECT c.oid::regconfig::text FROM pg_ts_config c "
-    "JOIN pg_namespace n ON n.oid = c.cfgnamespace WHERE c.cfgname = %(name)s AND "
-    "CASE WHEN %(schema)s::text IS NULL THEN pg_ts_config_is_visible(c.oid) "
-    "ELSE n.nspname = %(schema)s END"
-)
 MORPHOLOGY_SQL = "SELECT %s = ANY(tsvector_to_array(to_tsvector(%s::regconfig, %s)))"
 DICTIONARIES_SQL = (
     "SELECT DISTINCT d.dictname FROM pg_ts_config_map m JOIN pg_ts_dict d ON d.oid = m.mapdict "
@@ -86,14 +81,6 @@ class Capabilities:
             "indexes": {"vector_hnsw": self.hnsw_index, "full_text_gin": self.gin_index},
             "warnings": list(self.warnings),
         }
-
-
-def resolve_config(cursor: Any, name: str) -> str | None:
-    """The text search configuration `name` as regconfig text, or None when it is absent."""
-    schema, _, bare = name.rpartition(".")
-    cursor.execute(CONFIG_SQL, {"name": bare, "schema": schema or None})
-    row = cursor.fetchone()
-    return str(row[0]) if row else None
 
 
 def has_morphology(cursor: Any, config: str) -> bool:
@@ -154,7 +141,7 @@ def _warn_once(capabilities: Capabilities) -> None:
 def _probe_listings() -> Capabilities:
     from django.db import connections
 
-    from .search import LISTINGS, _database
+    from .runtime import LISTINGS, _database
 
     with _database(), connections[LISTINGS].cursor() as cursor:
         found = probe(cursor)
@@ -164,7 +151,7 @@ def _probe_listings() -> Capabilities:
 
 def current() -> Capabilities:
     """The listings database's capabilities, from the one-minute cache of database facts."""
-    from .search import _for_a_minute
+    from .runtime import _for_a_minute
 
     found: Capabilities = _for_a_minute("capabilities", _probe_listings)
     return found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -53,9 +54,11 @@ def _columns(cursor: Any, table: str) -> dict[str, str]:
     return dict(cursor.fetchall())
 
 
-def run_checks(alias: str = "listings", *, interfaces: bool = True) -> list[Check]:
-    """The catalog checks, then the configured embedder, then (with `interfaces`) every tool,
-    resource and admin page run read-only against the database."""
+def run_checks(
+    alias: str = "listings", *, interfaces: Callable[[], list[Check]] | None = None
+) -> list[Check]:
+    """The catalog checks, then the configured embedder, then `interfaces` (mcpserver.probes:
+    every tool, resource and admin page run read-only against the database)."""
     checks: list[Check] = []
     try:
         with connections[alias].cursor() as cursor:
@@ -68,10 +71,8 @@ def run_checks(alias: str = "listings", *, interfaces: bool = True) -> list[Chec
         if not connections[alias].in_atomic_block:
             connections[alias].close()
     checks.append(_embedder_probe())
-    if interfaces:
-        from .probes import interface_checks
-
-        checks += interface_checks()
+    if interfaces is not None:
+        checks += interfaces()
     return checks
 
 
@@ -262,7 +263,7 @@ def _run(cursor: Any) -> list[Check]:
     checks += _coverage(total, embedded, indexed, no_status)
 
     from .embedders import get_embedder
-    from .search import stored_embedder
+    from .runtime import stored_embedder
 
     stored = stored_embedder()
     current = get_embedder().name

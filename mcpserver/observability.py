@@ -12,21 +12,14 @@ import json
 import time
 from typing import Any
 
-from asgiref.sync import sync_to_async
-from django.conf import settings
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult
 from pydantic import ValidationError
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
 from vmkproject import metrics
 
 UNKNOWN_TOOL = "unknown"
-LOOPBACK = {"127.0.0.1", "::1", "localhost"}
-METRICS_FORBIDDEN = {"error": "/metrics is served to loopback clients only.", "code": "forbidden"}
 
 
 def _texts(result: Any) -> list[str]:
@@ -103,29 +96,3 @@ class OperationMetrics:
             metrics.OPERATION_DURATION.labels(ctx.method, tool, error).observe(
                 time.perf_counter() - started
             )
-
-
-def _is_loopback(request: Request) -> bool:
-    return request.client is not None and request.client.host in LOOPBACK
-
-
-async def metrics_endpoint(request: Request) -> Response:
-    from .http import UNAUTHORIZED, auth_required, caller_name
-
-    if settings.METRICS_ACCESS == "loopback" and not _is_loopback(request):
-        return JSONResponse(METRICS_FORBIDDEN, status_code=403)
-    if (
-        settings.METRICS_ACCESS == "auth"
-        and await auth_required()
-        and await caller_name(request.scope) is None
-    ):
-        return JSONResponse(UNAUTHORIZED, status_code=401, headers={"www-authenticate": "Bearer"})
-    metrics.update_pool_gauges()
-    body = await sync_to_async(metrics.exposition, thread_sensitive=False)()
-    return Response(body, media_type=metrics.CONTENT_TYPE)
-
-
-def metrics_routes() -> list[Route]:
-    if settings.METRICS_ACCESS == "off":
-        return []
-    return [Route("/metrics", endpoint=metrics_endpoint, methods=["GET"])]

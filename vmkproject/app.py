@@ -75,7 +75,7 @@ async def health_endpoint(request: Request) -> JSONResponse:
 
 def build_app(django_app: Any) -> Starlette:
     from mcpserver.http import mcp_lifespan, mcp_routes
-    from mcpserver.observability import metrics_routes
+    from mcpserver.metrics_route import metrics_routes
 
     routes: list[BaseRoute] = [
         Route("/health", endpoint=health_endpoint, methods=["GET"]),

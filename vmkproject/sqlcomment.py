@@ -117,3 +117,23 @@ class ViewTagMiddleware:
         match = getattr(request, "resolver_match", None)
         name = (match.view_name if match else "") or getattr(view_func, "__name__", "")
         _tags.set(encode({"view": name}))
+
+
+# Management commands other than the servers are traced as one span each (manage.py).
+SERVER_COMMANDS = {"serve", "runserver"}
+
+
+@contextlib.contextmanager
+def command(argv: list[str]) -> Iterator[None]:
+    """Trace a management command as one span and name it in its SQL comments."""
+    name = argv[1] if len(argv) > 1 else ""
+    if not name or name.startswith("-") or name in SERVER_COMMANDS:
+        yield
+        return
+    set_tags(command=name)
+    telemetry.setup()
+    try:
+        with telemetry.span(f"manage.py {name}", {"vmk.command": name}):
+            yield
+    finally:
+        telemetry.shutdown()

@@ -145,27 +145,6 @@ def context_from_headers(headers: list[tuple[bytes, bytes]]) -> Iterator[None]:
 
 
 # Commands that serve requests: their calls are traced one by one, not as one long span.
-SERVER_COMMANDS = {"serve", "runserver"}
-
-
-@contextlib.contextmanager
-def command(argv: list[str]) -> Iterator[None]:
-    """Trace a management command as one span and name it in its SQL comments."""
-    name = argv[1] if len(argv) > 1 else ""
-    if not name or name.startswith("-") or name in SERVER_COMMANDS:
-        yield
-        return
-    from vmkproject import sqlcomment
-
-    sqlcomment.set_tags(command=name)
-    setup()
-    try:
-        with span(f"manage.py {name}", {"vmk.command": name}):
-            yield
-    finally:
-        shutdown()
-
-
 class TraceIdsFilter(logging.Filter):
     """Adds `trace_id` and `span_id` (empty outside a traced call) to every log record."""
 

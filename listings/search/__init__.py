@@ -32,27 +32,7 @@ from ..errors import (
     SORT_UNKNOWN,
     SearchError,
 )
-from .arguments import (
-    _check_metric,
-    _check_min_similarity,
-    _clean_query,
-    _is_int,
-    _listing_id,
-    _page,
-)
-from .cards import _card, _float, _snippet, get_listing
-from .filtering import (
-    VOCABULARY_COLUMNS,
-    _filtered,
-    _prices_left_out,
-    _read_vocabulary,
-    _resolved,
-    _vocabulary_sql,
-    filter_condition,
-    live_vocabulary,
-)
-from .hybrid import hybrid_search, rrf_fuse
-from .runtime import (
+from ..runtime import (
     DISTANCE_METRICS,
     EXACT_PATH,
     GROUP_BY,
@@ -79,6 +59,26 @@ from .runtime import (
     stored_embedder,
     total_of,
 )
+from .arguments import (
+    _check_metric,
+    _check_min_similarity,
+    _clean_query,
+    _is_int,
+    _listing_id,
+    _page,
+)
+from .cards import _card, _float, _snippet, get_listing
+from .filtering import (
+    VOCABULARY_COLUMNS,
+    _filtered,
+    _prices_left_out,
+    _read_vocabulary,
+    _resolved,
+    _vocabulary_sql,
+    filter_condition,
+    live_vocabulary,
+)
+from .hybrid import hybrid_search, rrf_fuse
 from .stats import Median, Percentile, _group_value, listing_stats
 from .text import (
     _any_word_query,

@@ -19,7 +19,7 @@ from ..errors import (
     QUERY_TOO_LONG,
     InvalidArgument,
 )
-from .runtime import DISTANCE_METRICS, MAX_OFFSET
+from ..runtime import DISTANCE_METRICS, MAX_OFFSET
 
 
 def _clean_query(query: Any, *, required: bool) -> str | None:

@@ -15,8 +15,8 @@ from ..results import (
     bound_fields,
     bound_text,
 )
+from ..runtime import SNIPPET_CHARS, _database, _timing
 from .arguments import _listing_id
-from .runtime import SNIPPET_CHARS, _database, _timing
 
 
 def _snippet(text: str | None, limit: int = SNIPPET_CHARS) -> tuple[str | None, bool]:

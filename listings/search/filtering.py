@@ -14,7 +14,7 @@ from .. import vocabulary
 from ..filters import Filters, parse_filters, resolve_filters
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet, enum_condition
-from .runtime import LISTINGS, _database, _for_a_minute, _rates, capped_count
+from ..runtime import LISTINGS, _database, _for_a_minute, _rates, capped_count
 
 logger = logging.getLogger("vmk.search")
 

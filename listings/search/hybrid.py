@@ -8,10 +8,10 @@ from typing import Any
 from ..filters import Filters
 from ..models import PropertyListing
 from ..results import SearchPage
+from ..runtime import MAX_CANDIDATES, RRF_K, _database, _timing
 from .arguments import _clean_query, _page
 from .cards import _card
 from .filtering import _prices_left_out, _resolved
-from .runtime import MAX_CANDIDATES, RRF_K, _database, _timing
 from .text import _fts_config, _text_ranked, _text_search_query
 from .vector import _embed, _neighbours
 

@@ -19,8 +19,8 @@ from ..errors import (
 from ..filters import Filters
 from ..querysets import price_in
 from ..results import StatsResult, StatsRow
+from ..runtime import GROUP_BY, MAX_STATS_GROUPS, _database, _rates, _timing
 from .filtering import _filtered, _resolved, live_vocabulary
-from .runtime import GROUP_BY, MAX_STATS_GROUPS, _database, _rates, _timing
 
 
 def _group_value(group_by: str) -> Any:

@@ -16,10 +16,10 @@ from ..filters import Filters
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet
 from ..results import SearchPage
+from ..runtime import LISTINGS, SORT_ORDERS, _database, _rates, _timing, total_of
 from .arguments import _clean_query, _page
 from .cards import _card
 from .filtering import _filtered, _prices_left_out, _resolved, live_vocabulary
-from .runtime import LISTINGS, SORT_ORDERS, _database, _rates, _timing, total_of
 
 
 def _fts_config() -> str:

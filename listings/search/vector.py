@@ -30,10 +30,7 @@ from ..filters import Filters
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet
 from ..results import SearchPage
-from .arguments import _check_metric, _check_min_similarity, _clean_query, _listing_id, _page
-from .cards import _card
-from .filtering import _filtered, _prices_left_out, _resolved
-from .runtime import (
+from ..runtime import (
     EXACT_PATH,
     LISTINGS,
     _database,
@@ -43,6 +40,9 @@ from .runtime import (
     estimated_count,
     stored_embedder,
 )
+from .arguments import _check_metric, _check_min_similarity, _clean_query, _listing_id, _page
+from .cards import _card
+from .filtering import _filtered, _prices_left_out, _resolved
 
 
 def usable_vector(vector: list[float]) -> bool:

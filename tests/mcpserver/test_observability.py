@@ -274,7 +274,7 @@ def test_metrics_need_a_token_when_mcp_does(mcp_server_with_tokens):
 async def test_loopback_only_metrics_refuse_other_clients(settings):
     from starlette.requests import Request
 
-    from mcpserver.observability import METRICS_FORBIDDEN, metrics_endpoint
+    from mcpserver.metrics_route import METRICS_FORBIDDEN, metrics_endpoint
 
     settings.METRICS_ACCESS = "loopback"
 

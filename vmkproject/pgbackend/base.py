@@ -41,7 +41,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
 
     def _configure_connection(self, connection: Any) -> bool:
         commit = bool(super()._configure_connection(connection))  # type: ignore[misc]
-        from listings.capabilities import FALLBACK_FTS_CONFIG, resolve_config
+        from vmkproject.textsearch import FALLBACK_FTS_CONFIG, resolve_config
 
         # The configuration searches will use: FTS_CONFIG, or the fallback where the database
         # lacks it (listings.capabilities warns about that once per process, not here).

@@ -22,9 +22,9 @@ from django.conf import settings
 from django.db import DatabaseError
 from django.urls import reverse
 
-from .checks import Check
-from .errors import SearchError
-from .models import PropertyListing
+from listings.checks import Check
+from listings.errors import SearchError
+from listings.models import PropertyListing
 
 PROBE_QUERY = "квартира з балконом"
 NO_MATCH_QUERY = "жжжщщщ"
@@ -93,7 +93,7 @@ async def _call_tool(name: str, arguments: dict[str, Any]) -> str | None:
     """None when the tool answered; else what went wrong."""
     from mcp.server.mcpserver import MCPServer
 
-    from mcpserver.server import mcp
+    from .server import mcp
 
     try:
         # MCPServer's own call_tool: ours turns a crash into a generic message, and the
@@ -114,7 +114,7 @@ async def _call_tool(name: str, arguments: dict[str, Any]) -> str | None:
 async def _read_resource(uri: str) -> str | None:
     from mcp.server.mcpserver import MCPServer
 
-    from mcpserver.server import mcp
+    from .server import mcp
 
     try:
         contents = list(await MCPServer.read_resource(mcp, uri))
@@ -159,7 +159,7 @@ def resource_checks(any_id: int | None) -> list[Check]:
 
 
 def _admin_pages(any_id: int | None, with_vector: int | None) -> list[tuple[str, str, dict]]:
-    from .admin.choices import cached_cities, cached_property_types
+    from listings.admin.choices import cached_cities, cached_property_types
 
     changelist = reverse("admin:listings_propertylisting_changelist")
     semantic = reverse("admin:listings_propertylisting_semantic")

@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.db import DatabaseError, connections
 
-from ..errors import DATABASE_DOWN, POOL_BUSY, QUERY_TIMED_OUT, DatabaseUnavailable, QueryTimeout
+from .errors import DATABASE_DOWN, POOL_BUSY, QUERY_TIMED_OUT, DatabaseUnavailable, QueryTimeout
 
 logger = logging.getLogger("vmk.search")
 

@@ -7,8 +7,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from listings.checks import run_checks
-
-from ._output import printable
+from listings.management.commands._output import printable
+from mcpserver.probes import interface_checks
 
 MARKS = {"ok": "ok  ", "warn": "WARN", "fail": "FAIL"}
 
@@ -29,7 +29,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        checks = run_checks(interfaces=not options["catalog_only"])
+        checks = run_checks(interfaces=None if options["catalog_only"] else interface_checks)
         for check in checks:
             line = f"[{MARKS[check.status]}] {check.name}: {check.detail}"
             self.stdout.write(printable(line))
