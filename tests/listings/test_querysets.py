@@ -1,0 +1,80 @@
+"""The queryset methods only build SQL: compiled with the listings alias's backend, no test
+here touches a database (pytest-django refuses any connection in a test without a db mark)."""
+
+from __future__ import annotations
+
+from django.contrib.postgres.search import SearchQuery
+
+from listings.filters import parse_filters
+from listings.models import PropertyListing
+from listings.querysets import PropertyListingQuerySet
+
+RATES = {"USD": 1.0, "EUR": 0.92, "UAH": 41.5}
+VECTOR = [0.1, 0.2, 0.3]
+
+
+def compiled(qs: PropertyListingQuerySet) -> tuple[str, tuple]:
+    sql, params = qs.query.get_compiler(using="listings").as_sql()
+    return sql, tuple(params)
+
+
+def listings() -> PropertyListingQuerySet:
+    return PropertyListing.objects.using("listings").all()
+
+
+def test_filtered_puts_each_filter_in_the_where_clause_as_a_parameter():
+    filters = parse_filters({"city": "Київ", "min_rooms": 2, "max_area": 80})
+    sql, params = compiled(listings().filtered(filters, RATES))
+    where = sql.split(" WHERE ", 1)[1]
+    assert '"property_listings"."city" = %s' in where
+    assert '"property_listings"."rooms_count" >= %s' in where
+    assert '"property_listings"."total_area" <= %s' in where
+    assert "Київ" in params and 2 in params
+    assert "Київ" not in sql  # values travel as parameters, never inside the SQL text
+
+
+def test_no_filters_means_active_listings_and_those_without_a_status():
+    sql, params = compiled(listings().filtered(parse_filters(None), RATES))
+    where = sql.split(" WHERE ", 1)[1]
+    assert '"property_listings"."listing_status" IN (%s)' in where
+    assert '"property_listings"."listing_status" IS NULL' in where
+    assert "active" in params
+
+
+def test_nearest_orders_by_cosine_distance_then_id():
+    sql, _ = compiled(listings().with_embedding().nearest(VECTOR))
+    select, order = sql.split(" ORDER BY ", 1)
+    assert '"embedding" <=> %s) AS "distance"' in select
+    # The distance by its position in the select list, then the id as a tie-breaker.
+    position = select.split(" FROM ", 1)[0].count(", ") + 1
+    assert order == f'{position} ASC, "property_listings"."id" ASC'
+    assert '"property_listings"."embedding" IS NOT NULL' in sql
+
+
+def test_each_metric_has_its_own_pgvector_operator():
+    base = listings().nearest(VECTOR)
+    assert "<->" in compiled(base.with_metric(VECTOR, "l2"))[0]
+    assert "<#>" in compiled(base.with_metric(VECTOR, "inner_product"))[0]
+    assert "<->" not in compiled(base.with_metric(VECTOR, "cosine"))[0]
+
+
+def test_matching_filters_by_the_text_query_and_ranks_by_cover_density():
+    query = SearchQuery("квартира", config="simple")
+    sql, params = compiled(listings().matching(query))
+    assert "@@" in sql and "plainto_tsquery" in sql
+    assert "ts_rank_cd" in sql
+    assert "квартира" in params
+
+
+def test_price_sorts_put_unpriced_listings_last_in_both_directions():
+    priced = listings().with_price_in("USD", RATES)
+    for order in ("price_asc", "price_desc"):
+        sql, _ = compiled(priced.sorted_by(order))
+        assert "NULLS LAST" in sql.split(" ORDER BY ", 1)[1]
+
+
+def test_cards_fetch_neither_the_embedding_nor_the_search_vector():
+    sql, _ = compiled(listings().cards())
+    select = sql.split(" FROM ", 1)[0]
+    assert '"embedding"' not in select and '"search_vector"' not in select
+    assert '"property_types"' in sql  # the type's name comes in the same query
