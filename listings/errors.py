@@ -26,6 +26,14 @@ class NotFound(SearchError):
     code = "not_found"
 
 
+class NoEmbedding(NotFound):
+    """The listing exists but has no embedding yet: nothing to find its neighbours from."""
+
+
+class EmptyEmbedding(NotFound):
+    """The listing's embedding is all zeros (or not finite): it has no direction."""
+
+
 class EmbeddingUnavailable(SearchError):
     code = "embedding_unavailable"
 

@@ -12,8 +12,10 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+import psycopg
 from django.conf import settings
-from django.db import DatabaseError, connections
+from django.db import DatabaseError, InterfaceError, OperationalError, connections
+from psycopg_pool import PoolClosed, PoolTimeout
 
 from .errors import DATABASE_DOWN, POOL_BUSY, QUERY_TIMED_OUT, DatabaseUnavailable, QueryTimeout
 
@@ -67,17 +69,17 @@ def _database() -> Iterator[None]:
     try:
         yield
     except DatabaseError as exc:
-        cause = exc.__cause__
-        name = type(cause).__name__ if cause is not None else type(exc).__name__
-        if name == "QueryCanceled":
+        # Django wraps the driver's error; the driver's own class says what happened.
+        cause = exc.__cause__ if exc.__cause__ is not None else exc
+        if isinstance(cause, psycopg.errors.QueryCanceled):
             raise QueryTimeout(QUERY_TIMED_OUT.format(seconds=settings.QUERY_TIMEOUT_SEC)) from None
-        if name == "PoolTimeout":
+        if isinstance(cause, PoolTimeout):
             logger.warning("listings pool exhausted")
             raise DatabaseUnavailable(POOL_BUSY) from None
-        if name in {"OperationalError", "InterfaceError", "PoolClosed"} or (
-            type(exc).__name__ in {"OperationalError", "InterfaceError"}
+        if isinstance(cause, psycopg.OperationalError | psycopg.InterfaceError | PoolClosed) or (
+            isinstance(exc, OperationalError | InterfaceError)
         ):
-            logger.warning("listings database unavailable: %s", name)
+            logger.warning("listings database unavailable: %s", type(cause).__name__)
             raise DatabaseUnavailable(DATABASE_DOWN) from None
         raise
     finally:

@@ -20,7 +20,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from .. import search, vocabulary
-from ..errors import NotFound, SearchError
+from ..errors import EmptyEmbedding, NoEmbedding, NotFound, SearchError
 from ..models import SERVICE_FIELDS, PropertyListing, PropertyType
 from ..querysets import PropertyListingQuerySet
 from ..results import SearchPage
@@ -341,13 +341,12 @@ class PropertyListingAdmin(ReadOnlyAdmin):
                 limit=NEIGHBOURS_LIMIT,
                 with_total=False,
             )
+        except NoEmbedding:
+            return {"neighbours": None, "neighbours_note": NO_EMBEDDING_NOTE}
+        except EmptyEmbedding:
+            return {"neighbours": None, "neighbours_note": EMPTY_EMBEDDING_NOTE}
         except NotFound as exc:
-            notes = {
-                search.LISTING_HAS_NO_EMBEDDING.format(listing_id=listing_id): NO_EMBEDDING_NOTE,
-                search.LISTING_EMBEDDING_EMPTY.format(listing_id=listing_id): EMPTY_EMBEDDING_NOTE,
-            }
-            note = notes.get(exc.message, exc.message)
-            return {"neighbours": None, "neighbours_note": note}
+            return {"neighbours": None, "neighbours_note": exc.message}
         except SearchError as exc:
             return {
                 "neighbours": None,

@@ -24,6 +24,8 @@ from ..errors import (
     LISTING_NOT_FOUND,
     QUERY_EMBEDDING_EMPTY,
     EmbeddingUnavailable,
+    EmptyEmbedding,
+    NoEmbedding,
     NotFound,
 )
 from ..filters import Filters
@@ -312,10 +314,10 @@ def similar_to_listing(
     if not rows:
         raise NotFound(LISTING_NOT_FOUND.format(listing_id=listing_id))
     if rows[0][0] is None:
-        raise NotFound(LISTING_HAS_NO_EMBEDDING.format(listing_id=listing_id))
+        raise NoEmbedding(LISTING_HAS_NO_EMBEDDING.format(listing_id=listing_id))
     vector = [float(x) for x in rows[0][0]]
     if not usable_vector(vector):
-        raise NotFound(LISTING_EMBEDDING_EMPTY.format(listing_id=listing_id))
+        raise EmptyEmbedding(LISTING_EMBEDDING_EMPTY.format(listing_id=listing_id))
     return _vector_page(
         vector,
         parsed,
