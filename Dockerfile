@@ -7,6 +7,8 @@ COPY pyproject.toml README.md ./
 COPY vmkproject ./vmkproject
 COPY listings ./listings
 COPY mcpserver ./mcpserver
+COPY demo ./demo
+COPY bench ./bench
 RUN python -m venv /opt/venv && /opt/venv/bin/pip install --upgrade pip && /opt/venv/bin/pip install .
 
 FROM python:3.11-slim-bookworm AS runtime
