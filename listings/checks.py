@@ -70,9 +70,32 @@ def run_checks(
         # Back to the pool (not inside a caller's transaction: a test's, say).
         if not connections[alias].in_atomic_block:
             connections[alias].close()
+    checks += _replica_checks(alias)
     checks.append(_embedder_probe())
     if interfaces is not None:
         checks += interfaces()
+    return checks
+
+
+def _replica_checks(alias: str) -> list[Check]:
+    """One line per read replica (LISTINGS_REPLICA_URLS): reachable, a standby, when it last
+    replayed a transaction."""
+    from vmkproject import replicas
+
+    found = replicas.replica_set(alias)
+    checks = []
+    for replica, state in zip(found.replicas, replicas.probe_all(alias), strict=True):
+        name = f"{replica.name} ({replica.address})"
+        if not state["reachable"]:
+            checks.append(Check(name, "fail", replicas.REPLICA_UNREACHABLE))
+        elif not state["standby"]:
+            checks.append(Check(name, "warn", replicas.REPLICA_NOT_STANDBY))
+        else:
+            ago = state["last_replay_sec_ago"]
+            lag_text = (
+                "no transaction replayed yet" if ago is None else f"last replayed {ago:g} s ago"
+            )
+            checks.append(Check(name, "ok", f"a standby; {lag_text}"))
     return checks
 
 

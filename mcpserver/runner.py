@@ -18,7 +18,7 @@ from django.db import close_old_connections
 
 from listings.errors import SearchError
 from listings.search import Timings, collect_timings
-from vmkproject import metrics, sqlcomment
+from vmkproject import metrics, replicas, sqlcomment
 
 logger = logging.getLogger("vmk.mcp")
 
@@ -36,7 +36,7 @@ def _run(fn: Callable[..., T], kwargs: dict[str, Any], timings: Timings) -> T:
     close_old_connections()
     try:
         with collect_timings(timings):
-            return fn(**kwargs)
+            return replicas.call_with_failover(fn, kwargs)
     finally:
         close_old_connections()
 

@@ -40,6 +40,19 @@ def _database_state() -> dict[str, Any]:
         connection.close()
 
 
+async def _replicas_state() -> list[dict[str, Any]]:
+    from vmkproject import replicas
+
+    if not replicas.replica_set():
+        return []
+    try:
+        return await asyncio.wait_for(
+            sync_to_async(replicas.probe_all, thread_sensitive=False)(), HEALTH_TIMEOUT_SEC + 1
+        )
+    except Exception:  # noqa: BLE001 - health never fails; it reports
+        return [{"reachable": False, "error": "the replicas did not answer in time"}]
+
+
 async def check() -> dict[str, Any]:
     from listings.embedders import check_embedder
 
@@ -50,12 +63,17 @@ async def check() -> dict[str, Any]:
         )
     except TimeoutError:
         database = {"reachable": False, "error": "the listings database did not answer in time"}
+    replicas_state = await _replicas_state()
+    if replicas_state:
+        database["replicas"] = replicas_state
     try:
         embedder = await check_embedder(HEALTH_TIMEOUT_SEC)
     except Exception:  # noqa: BLE001
         embedder = {"reachable": False, "error": "the embedder check failed"}
     # A database without FTS_CONFIG or an index still answers, worse: degraded, with why.
     ok = database.get("reachable") and embedder.get("reachable") and not database.get("warnings")
+    # A replica down still answers through the others or the primary, worse: degraded.
+    ok = ok and all(replica.get("reachable") for replica in replicas_state)
     return {
         "status": "ok" if ok else "degraded",
         "database": database,

@@ -91,6 +91,21 @@ _listings_db["CONN_MAX_AGE"] = 0  # the pool keeps connections; Django must not 
 _listings_db["CONN_HEALTH_CHECKS"] = True
 # The listings database is used as it is in tests too: no test database is created on it.
 _listings_db["TEST"] = {"MIRROR": "listings"}
+# Read replicas (streaming standbys of the listings database), comma-separated URLs: reads
+# spread over those that answer; a failing one is left out for LISTINGS_REPLICA_RETRY_SEC
+# and its calls retried elsewhere; the primary above serves when none is left.
+LISTINGS_REPLICA_URLS: list[str] = [
+    url.strip() for url in env.list("LISTINGS_REPLICA_URLS", default=[]) if url.strip()
+]
+LISTINGS_REPLICA_RETRY_SEC: float = env.float("LISTINGS_REPLICA_RETRY_SEC", default=30.0)
+_listings_db["REPLICAS"] = [dbsettings.from_url(url) for url in LISTINGS_REPLICA_URLS]
+# The listings URLs point at PgBouncer in transaction mode: no startup `options` (PgBouncer
+# refuses them; read-only and statement_timeout then come from PgBouncer's connect_query or
+# the role, see README) and no server-side cursors.
+LISTINGS_PGBOUNCER: bool = env.bool("LISTINGS_PGBOUNCER", default=False)
+if LISTINGS_PGBOUNCER:
+    _listings_db["OPTIONS"].pop("options", None)
+    _listings_db["DISABLE_SERVER_SIDE_CURSORS"] = True
 
 DATABASES = {
     "default": env.db_url("DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'django.sqlite3'}"),

