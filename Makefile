@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 HUNSPELL := /usr/share/hunspell/uk_UA.dic
 
-.PHONY: run test lint typecheck pytest install system-deps clean-data bench soak help
+.PHONY: run test lint typecheck pytest install system-deps clean-data bench soak help test-slow soak-fleet
 
 help:
 	@echo "make run    - start the server on the embedded demo database (http://127.0.0.1:3000)"
@@ -23,10 +23,12 @@ $(STAMP): pyproject.toml
 install: $(STAMP) system-deps
 
 # Debian packages: the Ukrainian dictionary (full-text morphology; without it search falls
-# back to 'simple') and Chromium with its driver for the admin's browser test.
-DEB_PACKAGES := hunspell-uk chromium chromium-driver
+# back to 'simple'), Chromium with its driver for the admin's browser test, and PgBouncer
+# and HAProxy for the scale-out tests (tests/vmkproject/test_pgbouncer.py, test_balancer.py).
+DEB_PACKAGES := hunspell-uk chromium chromium-driver pgbouncer haproxy
 system-deps:
-	@if [ ! -f $(HUNSPELL) ] || [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	@if [ ! -f $(HUNSPELL) ] || [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ] \
+	  || [ ! -x /usr/sbin/pgbouncer ] || [ ! -x /usr/sbin/haproxy ]; then \
 	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then SUDO=""; \
 	  elif command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else SUDO="none"; fi; \
 	  if [ "$$SUDO" != none ] && command -v apt-get >/dev/null 2>&1; then \
@@ -48,7 +50,15 @@ typecheck: $(STAMP)
 	$(VENV)/bin/mypy .
 
 pytest: install
-	$(VENV)/bin/pytest --durations=15
+	$(VENV)/bin/pytest --durations=15 -m "not slow"
+
+# The long cases (marked slow): the soak through HAProxy, PgBouncer and a standby.
+test-slow: install
+	$(VENV)/bin/pytest -m slow -s
+
+# The long soak of the scaled-out layout by hand (manage.py soak_fleet --help).
+soak-fleet: install
+	$(PY) manage.py soak_fleet --pgbouncer --standby-stop-at 0.3
 
 test: install lint typecheck pytest
 

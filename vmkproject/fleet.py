@@ -16,6 +16,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Mapping
@@ -214,7 +215,8 @@ class Process:
     port: int
     directory: Path
 
-    def stop(self) -> None:
+    def stop(self, keep_log_in: Path | None = None) -> None:
+        """Stop it and remove its directory (its log copied to `keep_log_in` first)."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
@@ -222,6 +224,10 @@ class Process:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(5)
+        if keep_log_in is not None:
+            for log in self.directory.glob("*.log"):
+                shutil.copy(log, keep_log_in / log.name)
+        shutil.rmtree(self.directory, ignore_errors=True)
 
     def log_text(self, name: str) -> str:
         path = self.directory / name
@@ -279,24 +285,32 @@ def start_pgbouncer(
 
 def haproxy_cfg(*, listen_port: int, servers: list[int], stats_socket: Path) -> str:
     """Round robin over the servers; a request whose server dies or refuses is sent again to
-    another (every MCP call is read-only, so repeating one is safe)."""
+    another (every MCP call is read-only, so repeating one is safe). The checks are TCP
+    connects: /health answers 200 whenever the process is up, so an HTTP check would tell
+    nothing more, and it costs a database round trip per check."""
     lines = "\n".join(
-        f"    server s{index} 127.0.0.1:{port} check inter 500ms fall 2 rise 2"
+        f"    server s{index} 127.0.0.1:{port} check inter 1s fall 2 rise 1"
         for index, port in enumerate(servers, start=1)
     )
     return f"""global
     maxconn 2000
     stats socket {stats_socket} mode 600 level admin
+    log stdout format raw local0 info
 
 defaults
     mode http
+    log global
+    option httplog
     timeout connect 2s
     timeout client 120s
     timeout server 120s
+    timeout check 2s
     retries 3
     option redispatch 1
     retry-on all-retryable-errors
     option http-server-close
+    # The whole request is read before a server is picked, so it can be sent again.
+    option http-buffer-request
 
 frontend mcp
     bind 127.0.0.1:{listen_port}
@@ -304,8 +318,6 @@ frontend mcp
 
 backend servers
     balance roundrobin
-    option httpchk GET /health
-    http-check expect status 200
 {lines}
 """
 
@@ -375,6 +387,12 @@ def server_metrics(url: str) -> str:
 # --- the soak client ------------------------------------------------------------------------
 
 
+def _leaf_names(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        return "+".join(sorted({_leaf_names(inner) for inner in exc.exceptions}))
+    return type(exc).__name__
+
+
 def percentile(values: list[float], p: float) -> float | None:
     if not values:
         return None
@@ -401,19 +419,24 @@ async def soak(
 
     async def client_loop(index: int) -> None:
         rng = random.Random(index)  # noqa: S311 - a reproducible mix
-        async with Client(url) as c:
-            while time.monotonic() < deadline:
-                tool, arguments = rng.choice(MIX)
-                begun = time.monotonic()
-                try:
-                    result = await c.call_tool(tool, arguments)
-                    outcome = "ok"
-                    if result.is_error:
-                        text = getattr(result.content[0], "text", "{}")
-                        outcome = json.loads(text).get("code", "error")
-                except Exception as exc:  # noqa: BLE001 - counted, reported
-                    outcome = f"exception:{type(exc).__name__}"
-                records.append((begun - started, (time.monotonic() - begun) * 1000, outcome))
+        while time.monotonic() < deadline:
+            begun = time.monotonic()
+            try:
+                async with Client(url) as c:
+                    while time.monotonic() < deadline:
+                        tool, arguments = rng.choice(MIX)
+                        begun = time.monotonic()
+                        result = await c.call_tool(tool, arguments)
+                        outcome = "ok"
+                        if result.is_error:
+                            text = getattr(result.content[0], "text", "{}")
+                            outcome = json.loads(text).get("code", "error")
+                        records.append(
+                            (begun - started, (time.monotonic() - begun) * 1000, outcome)
+                        )
+            except Exception as exc:  # noqa: BLE001 - counted, reported; a new client goes on
+                failure = f"exception:{_leaf_names(exc)}"
+                records.append((begun - started, (time.monotonic() - begun) * 1000, failure))
 
     async def run_events() -> None:
         for at, label, action in sorted(events or [], key=lambda event: event[0]):
@@ -438,3 +461,146 @@ async def soak(
         "max_ms": round(max(latencies), 1) if latencies else None,
         "events": happened,
     }
+
+
+# --- the whole layout -----------------------------------------------------------------------
+
+
+def app_database(primary: db.EmbeddedServer, name: str) -> str:
+    """A fresh PostgreSQL `default` database (keys, audit) on the embedded server; its URL.
+
+    It is Django's own database, not the listings one: the listings are never written.
+    """
+    from psycopg import sql
+
+    with primary.connect("postgres") as admin:
+        admin.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    # libpq's ?host= form: django-environ keeps a percent-encoded socket path as a host name.
+    return f"postgres://postgres@/{name}?host={quote(primary.socket_dir, safe='/')}"
+
+
+def drop_database(primary: db.EmbeddedServer, name: str) -> None:
+    from psycopg import sql
+
+    with primary.connect("postgres") as admin:
+        admin.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
+
+
+def migrate(env: Mapping[str, str], base_dir: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput"],
+        cwd=base_dir,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if done.returncode:
+        raise RuntimeError(f"migrate failed\n{done.stderr[-3000:]}")
+
+
+def count_audit_rows(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        row = conn.execute("SELECT count(*) FROM mcpserver_toolcall").fetchone()
+    return int(row[0]) if row else 0
+
+
+def run_fleet_soak(
+    *,
+    primary: db.EmbeddedServer,
+    base_env: Mapping[str, str],
+    base_dir: Path,
+    log_dir: Path,
+    clients: int,
+    seconds: float,
+    servers: int = 2,
+    kill_at: float | None = None,
+    standby_stop_at: float | None = None,
+    pgbouncer: bool = False,
+    app_db_name: str = "vmk_fleet_app",
+) -> dict[str, Any]:
+    """`servers` server processes behind HAProxy on a PostgreSQL `default` database, soaked
+    through it; server 1 SIGKILLed at `kill_at` seconds, and (with `standby_stop_at`) a
+    streaming standby they read from stopped then. Returns the figures."""
+    from django.conf import settings
+
+    from vmkproject.localserver import start_local_server
+
+    dbname = str(settings.DATABASES["listings"]["NAME"])
+    started: list[Any] = []
+    standby = bouncer = proxy = None
+    app_url = app_database(primary, app_db_name)
+    env = {**base_env, "DATABASE_URL": app_url, "METRICS_ACCESS": "loopback"}
+    os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    try:
+        if standby_stop_at is not None:
+            standby = make_standby(primary)
+            env["LISTINGS_REPLICA_URLS"] = standby.url(dbname)
+            env["LISTINGS_REPLICA_RETRY_SEC"] = "10"
+        if pgbouncer:
+            bouncer = start_pgbouncer(
+                server_host=primary.socket_dir,
+                dbname=dbname,
+                connect_query=pgbouncer_connect_query(
+                    fts_config=settings.FTS_CONFIG,
+                    statement_timeout_ms=int(settings.QUERY_TIMEOUT_SEC * 1000),
+                ),
+            )
+            env["LISTINGS_DATABASE_URL"] = (
+                f"postgres://vmk_reader@127.0.0.1:{bouncer.port}/{dbname}"
+            )
+            env["LISTINGS_PGBOUNCER"] = "true"
+        migrate(env, base_dir)
+        for _ in range(servers):
+            started.append(start_local_server(env, log_dir=log_dir))
+        proxy = start_haproxy([server.port for server in started])
+        time.sleep(1.5)  # two health checks: both servers up in HAProxy's eyes
+        victim = started[0]
+        events: list[tuple[float, str, Callable[[], object]]] = []
+        if kill_at is not None:
+            events.append((kill_at, "server 1 SIGKILLed", lambda: victim.process.kill()))
+        if standby is not None and standby_stop_at is not None:
+            events.append((standby_stop_at, "standby stopped", lambda: standby.stop("fast")))
+        report = asyncio.run(
+            soak(
+                f"http://127.0.0.1:{proxy.port}/mcp",
+                clients=clients,
+                seconds=seconds,
+                events=events,
+            )
+        )
+        if kill_at is not None:
+            victim.process.wait(10)
+            db._forget_dead_holders(primary.data_dir)  # the SIGKILLed holder
+        time.sleep(2.5)  # the survivors' audit writers flush every second
+        alive = [server for server in started if server.process.poll() is None]
+        written_by_alive = sum(
+            metric_value(server_metrics(server.url), "vmk_audit_rows_total", {"outcome": "written"})
+            for server in alive
+        )
+        report.update(
+            servers=servers,
+            balancer=haproxy_stats(proxy),
+            audit_rows=count_audit_rows(app_url),
+            audit_rows_written_by_survivors=int(written_by_alive),
+            server_logs_with_tracebacks=sum("Traceback" in s.log_text() for s in started),
+            balancer_log=str(log_dir / "haproxy.log"),
+        )
+        return report
+    finally:
+        for server in started:
+            if server.process.poll() is None:
+                server.stop()
+        for part in (proxy, bouncer):
+            if part is not None:
+                part.stop(keep_log_in=log_dir)
+        if standby is not None:
+            standby.remove()
+        drop_database(primary, app_db_name)
