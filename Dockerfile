@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
 # Multi-stage build: wheels are built in the first stage, the runtime has no compilers.
+# docker-compose.yml runs two of these behind HAProxy, through PgBouncer (deploy/).
 FROM python:3.11-slim-bookworm AS build
 WORKDIR /src
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
