@@ -158,3 +158,31 @@ def test_the_replica_stops_during_a_soak_and_no_call_fails(standby, tmp_path):
         if not standby.running():
             standby.start()
     print("replica failover soak:", report)  # the figures the issue asks for
+
+
+def test_a_call_that_loses_its_connection_runs_again_but_a_timeout_does_not(
+    monkeypatch, listings_db
+):
+    from listings.errors import DatabaseUnavailable, QueryTimeout
+
+    found = replicas.ReplicaSet([entry("postgres://u@a:5432/x")], retry_sec=60)
+    monkeypatch.setattr(replicas, "replica_set", lambda alias="listings": found)
+    calls = []
+
+    def flaky(*, fail: type[Exception], times: int) -> str:
+        calls.append(fail)
+        if len(calls) <= times:
+            raise fail("down")
+        return "answer"
+
+    assert replicas.call_with_failover(flaky, {"fail": DatabaseUnavailable, "times": 1}) == "answer"
+    assert len(calls) == 2
+    calls.clear()
+    # Once per replica, then the error stands.
+    with pytest.raises(DatabaseUnavailable):
+        replicas.call_with_failover(flaky, {"fail": DatabaseUnavailable, "times": 5})
+    assert len(calls) == 2
+    calls.clear()
+    with pytest.raises(QueryTimeout):
+        replicas.call_with_failover(flaky, {"fail": QueryTimeout, "times": 1})
+    assert len(calls) == 1
