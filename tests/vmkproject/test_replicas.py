@@ -4,6 +4,7 @@ PostgreSQL, made with its own pg_basebackup."""
 from __future__ import annotations
 
 import asyncio
+import shutil
 import time
 from io import StringIO
 from pathlib import Path
@@ -32,9 +33,12 @@ def standby(listings_db):
     found.remove()
 
 
-def dead_url() -> str:
+@pytest.fixture(scope="module")
+def dead_url():
     """A replica URL on which nothing listens (an empty socket directory)."""
-    return fleet.socket_url(fleet.short_dir("vmk-dead-"), DBNAME, "vmk_reader")
+    directory = fleet.short_dir("vmk-dead-")
+    yield fleet.socket_url(directory, DBNAME, "vmk_reader")
+    shutil.rmtree(directory, ignore_errors=True)
 
 
 def entry(url: str) -> dict:
@@ -75,8 +79,8 @@ def test_a_replica_is_tried_again_once_its_time_out_is_over():
     assert [r.name for r in found.candidates()] == ["replica-1"]
 
 
-def test_connections_go_to_the_standby_and_to_the_primary_when_it_is_left_out(standby):
-    found = replicas.ReplicaSet([entry(dead_url()), entry(standby.url(DBNAME))], retry_sec=60)
+def test_connections_go_to_the_standby_and_to_the_primary_when_it_is_left_out(standby, dead_url):
+    found = replicas.ReplicaSet([entry(dead_url), entry(standby.url(DBNAME))], retry_sec=60)
     connection_class = found.connection_class()
     params = {"host": primary().socket_dir, "dbname": DBNAME, "user": "vmk_reader"}
     in_recovery = "SELECT pg_is_in_recovery()"
@@ -92,11 +96,11 @@ def test_connections_go_to_the_standby_and_to_the_primary_when_it_is_left_out(st
     assert found.primary_connections == 1
 
 
-def test_check_listings_db_reports_each_replica(standby, monkeypatch, listings_db):
+def test_check_listings_db_reports_each_replica(standby, dead_url, monkeypatch, listings_db):
     monkeypatch.setitem(
         settings.DATABASES["listings"],
         "REPLICAS",
-        [entry(standby.url(DBNAME)), entry(dead_url())],
+        [entry(standby.url(DBNAME)), entry(dead_url)],
     )
     monkeypatch.setattr(replicas, "_sets", {})
     out = StringIO()
@@ -110,11 +114,11 @@ def test_check_listings_db_reports_each_replica(standby, monkeypatch, listings_d
     )
 
 
-def test_the_replica_stops_during_a_soak_and_no_call_fails(standby, tmp_path):
+def test_the_replica_stops_during_a_soak_and_no_call_fails(standby, dead_url, tmp_path):
     server = start_local_server(
         {
             "DJANGO_SETTINGS_MODULE": "tests.settings",
-            "LISTINGS_REPLICA_URLS": f"{standby.url(DBNAME)},{dead_url()}",
+            "LISTINGS_REPLICA_URLS": f"{standby.url(DBNAME)},{dead_url}",
             "LISTINGS_REPLICA_RETRY_SEC": "8",
         },
         log_dir=tmp_path,
