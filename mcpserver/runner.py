@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.db import close_old_connections
 
-from listings.errors import SearchError
+from listings.errors import DatabaseUnavailable, SearchError
 from listings.search import Timings, collect_timings
 from vmkproject import metrics, replicas, sqlcomment
 
@@ -36,7 +36,7 @@ def _run(fn: Callable[..., T], kwargs: dict[str, Any], timings: Timings) -> T:
     close_old_connections()
     try:
         with collect_timings(timings):
-            return replicas.call_with_failover(fn, kwargs)
+            return replicas.call_with_failover(fn, kwargs, unavailable=DatabaseUnavailable)
     finally:
         close_old_connections()
 

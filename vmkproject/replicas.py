@@ -194,19 +194,24 @@ def replica_set(alias: str = "listings") -> ReplicaSet:
         return found
 
 
-def call_with_failover(fn: Callable[..., T], kwargs: dict[str, Any], alias: str = "listings") -> T:
-    """`fn(**kwargs)`; when it fails because a replica's connection broke, leave that replica
-    out and run it again (at most once per replica)."""
+def call_with_failover(
+    fn: Callable[..., T],
+    kwargs: dict[str, Any],
+    *,
+    unavailable: type[Exception],
+    alias: str = "listings",
+) -> T:
+    """`fn(**kwargs)`; when it raises `unavailable` (the database is not reachable) because a
+    replica's connection broke, leave that replica out and run it again (at most once per
+    replica)."""
     from django.db import connections
-
-    from listings.errors import DatabaseUnavailable
 
     replicas = replica_set(alias)
     attempts = len(replicas.replicas) + 1 if replicas else 1
     for attempt in range(attempts):
         try:
             return fn(**kwargs)
-        except DatabaseUnavailable:
+        except unavailable:
             wrapper = connections[alias]
             target = getattr(wrapper.connection, "vmk_target", None)
             if attempt + 1 >= attempts or wrapper.in_atomic_block:

@@ -179,14 +179,18 @@ def test_a_call_that_loses_its_connection_runs_again_but_a_timeout_does_not(
             raise fail("down")
         return "answer"
 
-    assert replicas.call_with_failover(flaky, {"fail": DatabaseUnavailable, "times": 1}) == "answer"
+    def call(fail: type[Exception], times: int) -> str:
+        arguments = {"fail": fail, "times": times}
+        return replicas.call_with_failover(flaky, arguments, unavailable=DatabaseUnavailable)
+
+    assert call(DatabaseUnavailable, 1) == "answer"
     assert len(calls) == 2
     calls.clear()
     # Once per replica, then the error stands.
     with pytest.raises(DatabaseUnavailable):
-        replicas.call_with_failover(flaky, {"fail": DatabaseUnavailable, "times": 5})
+        call(DatabaseUnavailable, 5)
     assert len(calls) == 2
     calls.clear()
     with pytest.raises(QueryTimeout):
-        replicas.call_with_failover(flaky, {"fail": QueryTimeout, "times": 1})
+        call(QueryTimeout, 1)
     assert len(calls) == 1
