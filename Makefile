@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 HUNSPELL := /usr/share/hunspell/uk_UA.dic
 
-.PHONY: run test lint typecheck pytest install system-deps clean-data bench soak help test-slow soak-fleet
+.PHONY: run test lint typecheck pytest install system-deps clean-data bench soak help test-slow test-pgbouncer soak-fleet
 
 help:
 	@echo "make run    - start the server on the embedded demo database (http://127.0.0.1:3000)"
@@ -55,6 +55,10 @@ pytest: install
 # The long cases (marked slow): the soak through HAProxy, PgBouncer and a standby.
 test-slow: install
 	$(VENV)/bin/pytest -m slow -s
+
+# The MCP suite with its servers reading through a real PgBouncer (transaction mode).
+test-pgbouncer: install
+	VMK_TEST_PGBOUNCER=1 $(VENV)/bin/pytest tests/mcpserver -m "not slow"
 
 # The long soak of the scaled-out layout by hand (manage.py soak_fleet --help).
 soak-fleet: install

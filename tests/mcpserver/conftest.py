@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,11 +18,36 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+# VMK_TEST_PGBOUNCER=1 (make test-pgbouncer): the servers these tests start read the
+# listings through a real PgBouncer in transaction mode (tests/vmkproject/test_pgbouncer.py).
+_through_pgbouncer: dict[str, str] = {}
+
+
 def start_server(tmp_dir: Path, **env: str) -> RunningServer:
     """The real app under uvicorn on the test settings, its log in `tmp_dir`."""
+    # A test that brings its own database keeps it.
+    own_database = {"VMK_DATA_DIR", "LISTINGS_DATABASE_URL", "DB_HOST"} & set(env)
+    bouncer = {} if own_database else _through_pgbouncer
     return start_local_server(
-        {"DJANGO_SETTINGS_MODULE": "tests.settings", "LOG_LEVEL": "INFO", **env}, log_dir=tmp_dir
+        {"DJANGO_SETTINGS_MODULE": "tests.settings", "LOG_LEVEL": "INFO", **bouncer, **env},
+        log_dir=tmp_dir,
     )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _pgbouncer_in_front() -> Iterator[None]:
+    if os.environ.get("VMK_TEST_PGBOUNCER") != "1":
+        yield
+        return
+    from tests.vmkproject.test_pgbouncer import started_bouncer, through
+
+    bouncer = started_bouncer()
+    _through_pgbouncer.update(
+        {key: value for key, value in through(bouncer).items() if key.startswith("LISTINGS_")}
+    )
+    yield
+    _through_pgbouncer.clear()
+    bouncer.stop()
 
 
 def stop_server(server: RunningServer) -> None:

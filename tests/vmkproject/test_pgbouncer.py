@@ -36,9 +36,8 @@ def primary() -> db.EmbeddedServer:
     return db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
 
 
-@pytest.fixture(scope="module")
-def bouncer(listings_db):
-    found = fleet.start_pgbouncer(
+def started_bouncer() -> fleet.Process:
+    return fleet.start_pgbouncer(
         server_host=primary().socket_dir,
         dbname=DBNAME,
         connect_query=fleet.pgbouncer_connect_query(
@@ -46,6 +45,11 @@ def bouncer(listings_db):
             statement_timeout_ms=int(settings.QUERY_TIMEOUT_SEC * 1000),
         ),
     )
+
+
+@pytest.fixture(scope="module")
+def bouncer(listings_db):
+    found = started_bouncer()
     yield found
     found.stop()
 
