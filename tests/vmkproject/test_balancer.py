@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from vmkproject import db, fleet
+from bench import fleet
+from demo import embedded as db
 
 
 def primary() -> db.EmbeddedServer:

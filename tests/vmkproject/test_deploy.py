@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from django.conf import settings
 
-from vmkproject import fleet
+from bench import fleet
 
 DEPLOY = settings.BASE_DIR / "deploy"
 

@@ -16,9 +16,10 @@ import pytest
 from django.conf import settings
 from mcp import Client
 
+from bench import fleet
+from bench.localserver import start_local_server
+from demo import embedded as db
 from listings import search
-from vmkproject import db, fleet
-from vmkproject.localserver import start_local_server
 
 DBNAME = settings.DATABASES["listings"]["NAME"]
 CALLS: list[tuple[str, dict[str, Any]]] = [

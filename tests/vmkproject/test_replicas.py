@@ -15,8 +15,10 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
-from vmkproject import db, fleet, replicas
-from vmkproject.localserver import start_local_server
+from bench import fleet
+from bench.localserver import start_local_server
+from demo import embedded as db
+from vmkproject import replicas
 from vmkproject.pgbackend.base import APPLICATION_NAME
 
 DBNAME = settings.DATABASES["listings"]["NAME"]

@@ -27,7 +27,7 @@ from urllib.parse import quote
 
 import httpx
 
-from vmkproject import db
+from demo import embedded as db
 
 PGBOUNCER = "pgbouncer"
 HAPROXY = "haproxy"
@@ -531,7 +531,7 @@ def run_fleet_soak(
     streaming standby they read from stopped then. Returns the figures."""
     from django.conf import settings
 
-    from vmkproject.localserver import start_local_server
+    from bench.localserver import start_local_server
 
     dbname = str(settings.DATABASES["listings"]["NAME"])
     started: list[Any] = []

@@ -10,7 +10,8 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from vmkproject import db, fleet
+from bench import fleet
+from demo import embedded as db
 
 NEEDS_EMBEDDED = (
     "soak_fleet builds its layout (a standby, an app database) on the embedded demo database: "
