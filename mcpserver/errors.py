@@ -65,11 +65,11 @@ def explain_validation(exc: ValidationError) -> str:
     return BAD_ARGUMENT.format(name=name or "arguments", problem=problem[:1].lower() + problem[1:])
 
 
-def resource_error(error: SearchError, uri: str) -> MCPError:
+def resource_error(error: SearchError, uri: str, code: int | None = None) -> MCPError:
     """The JSON-RPC error of a failed resource read: the tool's message, and its
     {"error", "code"} in `data`. A missing listing or a bad id is the caller's mistake
-    (-32602, as the SDK's ResourceNotFoundError); anything else -32603."""
-    code = (
-        INVALID_PARAMS if isinstance(error, NotFound | InvalidArgument) else JSONRPC_INTERNAL_ERROR
-    )
+    (`code`, by default -32602 as the SDK's ResourceNotFoundError); anything else -32603."""
+    if code is None:
+        mistake = isinstance(error, NotFound | InvalidArgument)
+        code = INVALID_PARAMS if mistake else JSONRPC_INTERNAL_ERROR
     return MCPError(code=code, message=error.message, data={**error.as_dict(), "uri": uri})

@@ -17,6 +17,7 @@ from starlette.types import Receive, Scope, Send
 from vmkproject import telemetry
 
 from . import audit, keys
+from .protocol import HttpFixes
 from .runner import current_agent
 from .server import mcp
 
@@ -144,7 +145,7 @@ def _ensure_transport() -> None:
 
 def mcp_routes() -> list[Route]:
     _ensure_transport()
-    endpoint = AuthenticatedMCP(StreamableHTTPASGIApp(mcp.session_manager))
+    endpoint = AuthenticatedMCP(HttpFixes(StreamableHTTPASGIApp(mcp.session_manager)))
     return [Route("/mcp", endpoint=endpoint, methods=["GET", "POST", "DELETE"])]
 
 

@@ -21,8 +21,10 @@ from listings.errors import InvalidArgument, SearchError
 from listings.filters import Filters
 from listings.results import ListingDetail, SearchPage, StatsResult
 
+from . import answers, catalog
 from .errors import INTERNAL_ERROR, error_result, explain_validation, resource_error
 from .observability import OperationMetrics
+from .protocol import ProtocolFixes
 from .runner import run_search
 
 logger = logging.getLogger("vmk.mcp")
@@ -103,11 +105,25 @@ def with_compact_text(result: Any) -> Any:
 
 class VmkMCPServer(MCPServer):
     """Errors come back as MCP tool errors whose text is JSON {"error", "code"}; results'
-    text is compact JSON."""
+    text is compact JSON, shaped for agents (mcpserver.answers)."""
+
+    _published: list[Any] | None = None
+
+    async def list_tools(self) -> list[Any]:
+        if self._published is None:
+            self._published = catalog.publish(await super().list_tools())
+        return self._published
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            raise answers.unknown_tool(name, [t.name for t in await self.list_tools()])
         try:
-            return with_compact_text(await super().call_tool(name, arguments, context))
+            arguments, detail = answers.prepare(name, arguments, tool.parameters)
+            result = await super().call_tool(name, arguments, context)
+            return await answers.finish(name, with_compact_text(result), detail)
+        except SearchError as exc:
+            return error_result(exc)
         except (ToolError, UnexpectedToolError) as exc:
             cause = exc.__cause__
             if isinstance(cause, SearchError):
@@ -127,9 +143,17 @@ class VmkMCPServer(MCPServer):
         except UnexpectedResourceError as exc:
             cause = exc.__cause__
             if isinstance(cause, SearchError):
-                raise resource_error(cause, str(uri)) from None
+                code = answers.resource_error_code(cause, _protocol_version(context))
+                raise resource_error(cause, str(uri), code) from None
             logger.error("resource %r failed: %s", str(uri), type(cause).__name__)
             raise resource_error(INTERNAL_ERROR, str(uri)) from None
+
+
+def _protocol_version(context: Any) -> str | None:
+    try:
+        return str(context.request_context.protocol_version)
+    except (AttributeError, ValueError):
+        return None
 
 
 mcp = VmkMCPServer(
@@ -137,9 +161,12 @@ mcp = VmkMCPServer(
     title="VMK real-estate listings search",
     instructions=INSTRUCTIONS,
     version="0.1.0",
+    icons=catalog.icons(),
+    cache_hints=catalog.cache_hints(),
 )
 # Inside the SDK's OpenTelemetry middleware: it times what the request's span covers.
 mcp.middleware.append(OperationMetrics(mcp))
+mcp.middleware.append(ProtocolFixes(mcp))
 
 
 @mcp.tool(annotations=READ_ONLY, structured_output=True)
@@ -405,3 +432,7 @@ async def market_resource(city: str) -> str:
             period="quarter",
         )
     )
+
+
+# Prompts and completions register themselves on `mcp`.
+from . import completions, prompts  # noqa: E402, F401

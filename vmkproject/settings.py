@@ -187,6 +187,13 @@ MCP_ALLOWED_ORIGINS: list[str] = env.list(
 )
 MCP_AUTH_TOKENS: list[str] = env.list("MCP_AUTH_TOKENS", default=[])
 MCP_MAX_BODY_BYTES: int = env.int("MCP_MAX_BODY_BYTES", default=1_000_000)
+# Where clients reach this server (icons in tools/list point here).
+MCP_PUBLIC_URL: str = env.str("MCP_PUBLIC_URL", default=f"http://{MCP_HOST}:{MCP_PORT}")
+# Largest tool answer, in estimated tokens (UTF-8 bytes of its JSON text / 3); a search page
+# past it is cut at a whole card (truncated: true, next_offset continues it).
+MCP_MAX_RESULT_TOKENS: int = env.int("MCP_MAX_RESULT_TOKENS", default=10_000)
+# How long clients may cache tools/list, prompts, resource lists and the schema (seconds).
+MCP_CACHE_TTL_SEC: int = env.int("MCP_CACHE_TTL_SEC", default=3600)
 # Seconds in-flight requests get to finish after SIGTERM before the server stops.
 SHUTDOWN_GRACE_SEC: float = env.float("SHUTDOWN_GRACE_SEC", default=10.0)
 # Audit log of tool calls (mcpserver.ToolCall): `manage.py prune_audit_log` deletes rows older

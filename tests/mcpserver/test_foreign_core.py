@@ -8,6 +8,7 @@ import math
 
 import httpx
 import pytest
+from django.conf import settings
 from mcp import Client
 
 from listings import capabilities, search
@@ -19,6 +20,22 @@ pytestmark = pytest.mark.anyio
 
 QUERY = "двокімнатна квартира біля метро з балконом"
 FTS_WARNING = capabilities.FTS_CONFIG_MISSING.format(config="ukrainian", fallback="simple")
+
+
+async def fifty_cards(client: Client, tool: str, arguments: dict) -> tuple[object, list[dict]]:
+    """The first result and the first 50 cards, over as many pages as the budget makes."""
+    cards: list[dict] = []
+    first = None
+    offset = 0
+    while len(cards) < 50:
+        result = await client.call_tool(tool, {**arguments, "limit": 50, "offset": offset})
+        first = first or result
+        page = result.structured_content
+        cards += page["listings"]
+        if not page["has_more"]:
+            break
+        offset = page["next_offset"]
+    return first, cards[:50]
 
 
 def error_of(result) -> dict:
@@ -111,18 +128,18 @@ async def test_zero_vectors_are_never_neighbours(fixture, request):
     zero = picked["zero"]
     async with Client(server.mcp_url) as client:
         # every card of a full page counts here: no folding of duplicates
-        semantic = await client.call_tool(
+        semantic, semantic_cards = await fifty_cards(
+            client,
             "search_similar_listings",
-            {"query": QUERY, "limit": 50, "collapse_duplicates": False},
+            {"query": QUERY, "collapse_duplicates": False},
         )
-        source = semantic.structured_content["listings"][0]["id"]
-        similar = await client.call_tool(
-            "find_similar_to_listing", {"listing_id": source, "limit": 50}
+        source = semantic_cards[0]["id"]
+        _, similar_cards = await fifty_cards(
+            client, "find_similar_to_listing", {"listing_id": source}
         )
         empty = await client.call_tool("find_similar_to_listing", {"listing_id": zero[0]})
         card = await client.call_tool("get_listing_by_id", {"listing_id": zero[0]})
-    for result in (semantic, similar):
-        cards = result.structured_content["listings"]
+    for cards in (semantic_cards, similar_cards):
         assert len(cards) == 50
         assert not set(zero) & {c["id"] for c in cards}
         assert all(math.isfinite(c["similarity_score"]) for c in cards)
@@ -145,9 +162,11 @@ async def test_a_page_of_huge_texts_stays_within_its_byte_budget(bare_server):
             "get_listing_by_id", {"listing_id": result.structured_content["listings"][0]["id"]}
         )
     page = result.structured_content
-    assert len(page["listings"]) == 50
+    # Past the size budget the page is cut at a whole card and says where to go on.
+    assert 0 < len(page["listings"]) < 50 and page["truncated"] is True
+    assert page["next_offset"] == len(page["listings"]) and page["has_more"] is True
     text = result.content[0].text
-    assert len(text.encode()) <= PAGE_MAX_BYTES
+    assert len(text.encode()) <= min(PAGE_MAX_BYTES, 3 * settings.MCP_MAX_RESULT_TOKENS)
     assert json.loads(text) == page
     assert "\n" not in text and '": ' not in text  # compact
     assert "квартира" in text  # Cyrillic as itself, not \u-escaped

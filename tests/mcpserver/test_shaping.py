@@ -1,0 +1,98 @@
+"""The size budget on the largest cards and listings the bounds allow (no server needed)."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+
+from listings.results import CARD_TEXT_LIMITS, DETAIL_TEXT_LIMITS, ListingCard, bound_text
+from mcpserver import shaping
+
+COSTLY = '😀"\\\x07Ї'  # 4, 2, 2, 6 and 2 bytes of JSON for five characters
+HUGE = COSTLY * 10_000
+
+
+def largest_card(listing_id: int) -> dict:
+    texts = {name: bound_text(HUGE, limit)[0] for name, limit in CARD_TEXT_LIMITS.items()}
+    card = ListingCard(
+        id=listing_id,
+        price=123456789012.12,
+        rooms_count=2**31 - 1,
+        total_area=12345678.12,
+        floor=2**31 - 1,
+        floors_count=2**31 - 1,
+        publish_date=None,
+        similarity_score=-0.123456,
+        fused_score=0.123456,
+        duplicate_ids=[],
+        truncated_fields=list(CARD_TEXT_LIMITS),
+        **texts,
+    )
+    return card.model_dump(mode="json")
+
+
+def largest_detail(listing_id: int) -> dict:
+    return {
+        "id": listing_id,
+        **{name: bound_text(HUGE, limit)[0] for name, limit in DETAIL_TEXT_LIMITS.items()},
+        "truncated_fields": list(DETAIL_TEXT_LIMITS),
+    }
+
+
+def page_of(cards: list[dict], total: int = 10_000) -> dict:
+    return {
+        "total": total,
+        "total_exact": True,
+        "limit": len(cards),
+        "offset": 100,
+        "mode": "semantic",
+        "query": HUGE[:500],
+        "filters": {},
+        "listings": cards,
+    }
+
+
+@pytest.mark.parametrize("detail", ["brief", "card", "full"])
+def test_fifty_largest_cards_stay_within_the_budget_cut_at_a_whole_card(detail):
+    cards = [largest_card(i) for i in range(1, 51)]
+    details = {card["id"]: largest_detail(card["id"]) for card in cards}
+    budget = settings.MCP_MAX_RESULT_TOKENS
+    page = shaping.shape_page(page_of(cards), detail=detail, max_tokens=budget, details=details)
+    size = len(shaping.compact_json(page).encode()) + shaping.link_bytes(page["listings"])
+    assert shaping.estimate_tokens(size) <= budget
+    kept = [card["id"] for card in page["listings"]]
+    assert kept == list(range(1, len(kept) + 1)) and kept  # whole cards, in order, never none
+    if len(kept) < 50:
+        assert page["truncated"] is True and page["has_more"] is True
+        assert page["next_offset"] == 100 + len(kept)
+    else:
+        assert page["truncated"] is False and page["next_offset"] == 150
+
+
+def test_the_default_budget_is_well_under_claude_codes_25000_tokens():
+    assert settings.MCP_MAX_RESULT_TOKENS <= 12_500
+    # Cyrillic is 2 bytes a letter: a token per 1.5 letters would still be within budget.
+    assert shaping.BYTES_PER_TOKEN == 3
+
+
+def test_the_largest_listing_is_shortened_to_the_budget_and_says_so():
+    detail = largest_detail(7)
+    fitted = shaping.fit_listing(detail, max_tokens=2_000)
+    assert shaping.estimate_tokens(len(shaping.compact_json(fitted).encode())) <= 2_000
+    assert {"description", "generated_description"} <= set(fitted["truncated_fields"])
+    assert fitted["description"].endswith("…")
+    assert shaping.fit_listing({"id": 1, "description": "коротко"}, max_tokens=2_000) == {
+        "id": 1,
+        "description": "коротко",
+    }
+
+
+def test_paging_hints_follow_the_total():
+    cards = [{"id": i, "title": "т"} for i in range(1, 11)]
+    last = shaping.shape_page(page_of(cards, total=110), detail="card", max_tokens=10_000)
+    assert last["has_more"] is False and last["next_offset"] is None
+    more = shaping.shape_page(page_of(cards, total=111), detail="card", max_tokens=10_000)
+    assert more["has_more"] is True and more["next_offset"] == 110
+    estimated = {**page_of(cards, total=50), "total_exact": False}
+    guessed = shaping.shape_page(estimated, detail="brief", max_tokens=10_000)
+    assert guessed["has_more"] is True and guessed["next_offset"] == 110
