@@ -11,7 +11,6 @@ from listings import suggestions
 from listings.models import DealType
 
 from .runner import run_search
-from .server import mcp
 
 FIELDS: dict[str, suggestions.Field] = {
     "city": "city",
@@ -22,7 +21,6 @@ FIELDS: dict[str, suggestions.Field] = {
 MAX_PREFIX = 100
 
 
-@mcp.completion()
 async def complete(
     ref: Any, argument: CompletionArgument, context: CompletionContext | None
 ) -> Completion | None:
@@ -43,3 +41,7 @@ async def complete(
         city=city if field == "district" else None,
     )
     return Completion(values=values, total=total, has_more=total > len(values))
+
+
+def register(server: Any) -> None:
+    server.completion()(complete)
