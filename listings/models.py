@@ -197,6 +197,8 @@ class PropertyListing(models.Model):
         db_table = "property_listings"
         verbose_name = "оголошення"
         verbose_name_plural = "оголошення"
+        # Staff see contact_phone / contact_name in the admin only with it (listings.contacts).
+        permissions = [("view_contacts", "Can see listings' contact phone and name")]
 
     def __str__(self) -> str:
         return f"#{self.id} {self.title or ''}".strip()

@@ -218,6 +218,9 @@ class ListingDetail(BaseModel):
     images_count: int | None
     contact_phone: str | None
     contact_name: str | None
+    contacts_note: str | None = Field(
+        None, description="Set when contact_phone and contact_name are masked, and why."
+    )
     archived_at: datetime | None
     has_embedding: bool = Field(description="Whether 'more like this' works for this listing.")
     truncated_fields: list[str] = Field(

@@ -61,8 +61,10 @@ class AgentKeyAdmin(admin.ModelAdmin):
     list_filter = (KeyStatusFilter,)
     search_fields = ("name", "prefix")
     actions = ("revoke_selected",)
-    add_fields = ("name", "expires_at")
-    # The hash is never shown; only `expires_at` can change after creation.
+    # Access: contacts:read and the key's own quotas (empty: the settings').
+    access_fields = ("contacts_read", "calls_per_minute", "calls_per_day")
+    add_fields = ("name", "expires_at", *access_fields)
+    # The hash is never shown; only `expires_at` and access can change after creation.
     change_fields = (
         "name",
         "prefix_shown",
@@ -70,6 +72,7 @@ class AgentKeyAdmin(admin.ModelAdmin):
         "created_at",
         "created_by",
         "expires_at",
+        *access_fields,
         "revoked_at",
         "last_used_at",
     )
@@ -80,7 +83,8 @@ class AgentKeyAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> Any:
         if obj is None:
             return ()
-        return tuple(name for name in self.change_fields if name != "expires_at")
+        editable = {"expires_at", *self.access_fields}
+        return tuple(name for name in self.change_fields if name not in editable)
 
     @admin.display(description="початок ключа", ordering="prefix")
     def prefix_shown(self, obj: AgentKey) -> str:

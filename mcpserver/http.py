@@ -16,18 +16,32 @@ from starlette.types import Receive, Scope, Send
 
 from vmkproject import telemetry
 
-from . import audit, keys
+from . import audit, callers, keys, oauth
+from .callers import Caller
+from .oauth import Refusal
 from .protocol import HttpFixes
 from .runner import current_agent
 from .server import mcp
 
 UNAUTHORIZED = {"error": "A valid bearer token is required for /mcp.", "code": "unauthorized"}
+# A token was sent but matches nothing: say so plainly (a host otherwise goes looking for
+# OAuth and reports that instead).
+BEARER_NOT_VALID = (
+    "The bearer token sent is not valid for /mcp (mistyped, revoked or expired): "
+    "check the token this server was configured with."
+)
+FORBIDDEN_CODE = "forbidden"
+
+
+async def _oauth_in_use() -> bool:
+    return oauth.enabled()
+
 
 # Extra token checkers (agent keys stored in the database plug in here); each returns the
-# key's name for a valid token, or None.
-token_checkers: list[Callable[[str], Awaitable[str | None]]] = [keys.agent_key_name]
+# caller of a valid token, or None.
+token_checkers: list[Callable[[str], Awaitable[Caller | None]]] = [keys.agent_key_caller]
 # Whether tokens are required even with MCP_AUTH_TOKENS empty (e.g. agent keys exist).
-auth_switches: list[Callable[[], Awaitable[bool]]] = [keys.keys_in_use]
+auth_switches: list[Callable[[], Awaitable[bool]]] = [keys.keys_in_use, _oauth_in_use]
 
 
 def _with_bare_hosts(patterns: Iterable[str]) -> list[str]:
@@ -48,13 +62,18 @@ def transport_security() -> TransportSecuritySettings:
     )
 
 
-def static_token_name(token: str) -> str | None:
-    """Constant-time comparison against every configured token."""
+def static_token_index(token: str) -> int | None:
+    """Constant-time comparison against every configured token; its 1-based index."""
     matched = None
     for index, expected in enumerate(settings.MCP_AUTH_TOKENS):
         if hmac.compare_digest(token.encode(), expected.encode()):
-            matched = f"token-{index + 1}"
+            matched = index + 1
     return matched
+
+
+def static_token_name(token: str) -> str | None:
+    index = static_token_index(token)
+    return None if index is None else f"token-{index}"
 
 
 async def auth_required() -> bool:
@@ -76,15 +95,44 @@ def bearer_token(scope: Scope) -> str | None:
     return None
 
 
-async def caller_name(scope: Scope) -> str | None:
-    """The name of the static token or agent key the request's bearer token matches."""
+async def resolve_caller(scope: Scope) -> Caller | Refusal | None:
+    """The caller the request's bearer token stands for (a static token, an agent key or an
+    OAuth access token), a Refusal of an OAuth token, or None."""
     token = bearer_token(scope)
-    name = None
-    if token is not None and len(token) <= 512:
-        name = static_token_name(token)
-        for checker in token_checkers:
-            name = name or await checker(token)
-    return name
+    if token is None or len(token) > 2048:
+        return None
+    index = static_token_index(token)
+    if index is not None:
+        return callers.static_token(index)
+    for checker in token_checkers:
+        found = await checker(token)
+        if found is not None:
+            return found
+    return await oauth.access_token_caller(token, scope)
+
+
+async def caller_name(scope: Scope) -> str | None:
+    """The name of the static token, agent key or OAuth client the request comes with."""
+    found = await resolve_caller(scope)
+    return found.name if isinstance(found, Caller) else None
+
+
+async def refuse(scope: Scope, send: Send, refusal: Refusal | None) -> None:
+    """401 (or 403) with a WWW-Authenticate challenge that says what is wrong and, with
+    OAuth on, where its metadata is (RFC 9728)."""
+    sent_token = bearer_token(scope) is not None
+    if refusal is not None:
+        error = "insufficient_scope" if refusal.status == 403 else "invalid_token"
+        code = FORBIDDEN_CODE if refusal.status == 403 else UNAUTHORIZED["code"]
+        body, status = {"error": refusal.message, "code": code}, refusal.status
+        header = oauth.challenge(scope, error, refusal.message)
+    elif sent_token:
+        body, status = {"error": BEARER_NOT_VALID, "code": UNAUTHORIZED["code"]}, 401
+        header = oauth.challenge(scope, "invalid_token", BEARER_NOT_VALID)
+    else:
+        body, status = UNAUTHORIZED, 401
+        header = oauth.challenge(scope)
+    await _send_json(send, status, body, [(b"www-authenticate", header)])
 
 
 class AuthenticatedMCP:
@@ -95,19 +143,26 @@ class AuthenticatedMCP:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         name = None
-        if scope["type"] == "http" and await auth_required():
-            name = await caller_name(scope)
-            if name is None:
-                await _send_json(send, 401, UNAUTHORIZED, [(b"www-authenticate", b"Bearer")])
-                return
-            scope.setdefault("state", {})["agent"] = name
+        caller: Caller | None = None
+        if scope["type"] == "http":
+            if await auth_required():
+                found = await resolve_caller(scope)
+                if not isinstance(found, Caller):
+                    await refuse(scope, send, found)
+                    return
+                caller, name = found, found.name
+                scope.setdefault("state", {})["agent"] = name
+            else:
+                caller = callers.anonymous()
         # Tool calls run in tasks spawned from this one, which inherit the context: the audit
-        # log reads the name from there.
+        # log, the quotas and the contacts' masking read the caller from there.
         reset = current_agent.set(name)
+        reset_caller = callers.current_caller.set(caller)
         try:
             with telemetry.context_from_headers(scope.get("headers", [])):
                 await self.app(scope, receive, send)
         finally:
+            callers.current_caller.reset(reset_caller)
             current_agent.reset(reset)
 
 

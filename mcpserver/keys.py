@@ -29,6 +29,7 @@ from asgiref.sync import sync_to_async
 from django.db import DatabaseError, connections
 from django.utils import timezone
 
+from .callers import CONTACTS_READ, LISTINGS_READ, Caller
 from .models import AgentKey
 
 logger = logging.getLogger("vmk.mcp")
@@ -99,6 +100,19 @@ class CachedKey:
     name: str
     key_hash: str
     expires_at: datetime | None
+    contacts_read: bool = False
+    calls_per_minute: int | None = None
+    calls_per_day: int | None = None
+
+    def caller(self) -> Caller:
+        scopes = {LISTINGS_READ, CONTACTS_READ} if self.contacts_read else {LISTINGS_READ}
+        return Caller(
+            name=self.name,
+            quota_key=f"key:{self.id}",
+            scopes=frozenset(scopes),
+            calls_per_minute=self.calls_per_minute,
+            calls_per_day=self.calls_per_day,
+        )
 
 
 @dataclass
@@ -128,10 +142,18 @@ def load_snapshot() -> KeySnapshot:
     """Read the usable keys from the default database."""
     by_prefix: dict[str, list[CachedKey]] = {}
     usable = AgentKey.objects.filter(revoked_at__isnull=True).values_list(
-        "id", "name", "prefix", "key_hash", "expires_at"
+        "id",
+        "name",
+        "prefix",
+        "key_hash",
+        "expires_at",
+        "contacts_read",
+        "calls_per_minute",
+        "calls_per_day",
     )
-    for key_id, name, prefix, key_hash, expires_at in usable:
-        by_prefix.setdefault(prefix, []).append(CachedKey(key_id, name, key_hash, expires_at))
+    for key_id, name, prefix, key_hash, expires_at, contacts, per_minute, per_day in usable:
+        cached = CachedKey(key_id, name, key_hash, expires_at, contacts, per_minute, per_day)
+        by_prefix.setdefault(prefix, []).append(cached)
     in_use = bool(by_prefix) or AgentKey.objects.exists()
     return KeySnapshot(loaded_at=time.monotonic(), in_use=in_use, by_prefix=by_prefix)
 
@@ -195,15 +217,21 @@ async def keys_in_use() -> bool:
     return (await current_snapshot()).in_use
 
 
-async def agent_key_name(token: str) -> str | None:
-    """The name of the usable agent key `token` is, or None."""
+async def agent_key_caller(token: str) -> Caller | None:
+    """The caller of the usable agent key `token` is, or None."""
     if not looks_like_key(token):
         return None
     key = (await current_snapshot()).match(token)
     if key is None:
         return None
     note_used(key.id)
-    return key.name
+    return key.caller()
+
+
+async def agent_key_name(token: str) -> str | None:
+    """The name of the usable agent key `token` is, or None."""
+    caller = await agent_key_caller(token)
+    return caller.name if caller else None
 
 
 def forget_cached_keys() -> None:

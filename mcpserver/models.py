@@ -49,6 +49,23 @@ class AgentKey(models.Model):
     last_used_at = models.DateTimeField(
         "востаннє використано", null=True, blank=True, editable=False
     )
+    contacts_read = models.BooleanField(
+        "бачить контакти",
+        default=False,
+        help_text="Scope contacts:read: телефон і ім'я в оголошеннях без маскування.",
+    )
+    calls_per_minute = models.PositiveIntegerField(
+        "викликів за хвилину",
+        null=True,
+        blank=True,
+        help_text="Порожньо: MCP_CALLS_PER_MINUTE із налаштувань; 0: без обмеження.",
+    )
+    calls_per_day = models.PositiveIntegerField(
+        "викликів за добу",
+        null=True,
+        blank=True,
+        help_text="Порожньо: MCP_CALLS_PER_DAY із налаштувань; 0: без обмеження.",
+    )
 
     objects = AgentKeyQuerySet.as_manager()
 
@@ -87,3 +104,24 @@ class ToolCall(models.Model):
 
     def __str__(self) -> str:
         return f"{self.tool} by {self.key_name} at {self.time:%Y-%m-%d %H:%M:%S}"
+
+
+class QuotaWindow(models.Model):
+    """Calls of one caller in one minute or UTC day (see mcpserver.quotas)."""
+
+    caller = models.CharField("хто", max_length=200)
+    window = models.CharField("вікно", max_length=10)
+    start = models.DateTimeField("початок")
+    calls = models.PositiveIntegerField("викликів", default=0)
+
+    class Meta:
+        verbose_name = "лічильник квоти"
+        verbose_name_plural = "лічильники квот"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["caller", "window", "start"], name="mcpserver_quota_window_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.caller} {self.window} {self.start:%Y-%m-%d %H:%M}: {self.calls}"

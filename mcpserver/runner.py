@@ -16,9 +16,13 @@ from typing import Any, TypeVar
 from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.db import close_old_connections
 
+from listings import contacts
 from listings.errors import DatabaseUnavailable, SearchError
 from listings.search import Timings, collect_timings
 from vmkproject import metrics, replicas, sqlcomment
+
+from . import quotas
+from .callers import Caller, anonymous, current_caller
 
 logger = logging.getLogger("vmk.mcp")
 
@@ -32,11 +36,18 @@ call_observers: list[Callable[[dict[str, Any]], None]] = []
 current_agent: ContextVar[str | None] = ContextVar("current_agent", default=None)
 
 
-def _run(fn: Callable[..., T], kwargs: dict[str, Any], timings: Timings) -> T:
+def _run(
+    fn: Callable[..., T], kwargs: dict[str, Any], timings: Timings, caller: Caller | None
+) -> T:
     close_old_connections()
     try:
+        # In-process calls (the warm-up) have no caller and count against no quota.
+        if caller is not None:
+            quotas.consume(caller)
         with collect_timings(timings):
-            return replicas.call_with_failover(fn, kwargs, unavailable=DatabaseUnavailable)
+            result = replicas.call_with_failover(fn, kwargs, unavailable=DatabaseUnavailable)
+        # The one place on the MCP output path where contacts are masked.
+        return contacts.redact(result, show_contacts=(caller or anonymous()).sees_contacts)
     finally:
         close_old_connections()
 
@@ -46,11 +57,12 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
     code = ""
     timings = Timings()
     agent = current_agent.get()
+    caller = current_caller.get()
     try:
         # Statements of this call name the tool and the agent in a SQL comment.
         with sqlcomment.tagged(tool=tool, agent=agent):
             async with ThreadSensitiveContext():
-                return await sync_to_async(_run, thread_sensitive=True)(fn, kwargs, timings)
+                return await sync_to_async(_run, thread_sensitive=True)(fn, kwargs, timings, caller)
     except SearchError as exc:
         code = exc.code
         raise

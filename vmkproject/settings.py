@@ -202,6 +202,27 @@ SHUTDOWN_GRACE_SEC: float = env.float("SHUTDOWN_GRACE_SEC", default=10.0)
 AUDIT_RETENTION_DAYS: int = env.int("AUDIT_RETENTION_DAYS", default=90)
 AUDIT_QUEUE_SIZE: int = env.int("AUDIT_QUEUE_SIZE", default=10000)
 
+# --- Access: scopes, quotas, OAuth 2.1 ------------------------------------------------------
+# Scopes of static MCP_AUTH_TOKENS and of calls on an open server (no tokens, keys or OAuth):
+# listings:read alone masks contact_phone / contact_name; add contacts:read to show them.
+MCP_DEFAULT_SCOPES: list[str] = env.list("MCP_DEFAULT_SCOPES", default=["listings:read"])
+if set(MCP_DEFAULT_SCOPES) - {"listings:read", "contacts:read"}:
+    raise ImproperlyConfigured("MCP_DEFAULT_SCOPES may hold listings:read and contacts:read")
+# Calls per caller (static token, agent key, OAuth client) per minute and per UTC day, counted
+# in the `default` database; 0 is unlimited. An agent key may carry its own in the admin.
+MCP_CALLS_PER_MINUTE: int = env.int("MCP_CALLS_PER_MINUTE", default=0)
+MCP_CALLS_PER_DAY: int = env.int("MCP_CALLS_PER_DAY", default=0)
+# The server's public origin (https://mcp.example.com): the OAuth resource is <it>/mcp and
+# the issuer <it>/oauth. Empty: taken from each request's Host (fine on one host).
+MCP_PUBLIC_URL: str = env.str("MCP_PUBLIC_URL", default="").rstrip("/")
+# This project as the OAuth 2.1 authorization server (django-oauth-toolkit): staff sign in
+# with their Django accounts; authorization code + PKCE; dynamic client registration.
+OAUTH_SERVER: bool = env.bool("OAUTH_SERVER", default=False)
+OAUTH_ACCESS_TOKEN_SEC: int = env.int("OAUTH_ACCESS_TOKEN_SEC", default=3600)
+# Let MCP hosts register themselves (RFC 7591), as Claude's connectors and mcp-remote do;
+# a token still needs a staff user's consent. False: staff register clients in the admin.
+OAUTH_OPEN_REGISTRATION: bool = env.bool("OAUTH_OPEN_REGISTRATION", default=True)
+
 # --- Observability: traces, SQL comments, metrics, logs ------------------------------------
 # Traces are off unless an OTLP endpoint is set or OTEL_TRACES_EXPORTER names an exporter
 # (otlp, console). The SDK reads the other standard OTEL_* variables itself (headers,
@@ -271,7 +292,34 @@ INSTALLED_APPS = [
     # The demo wing (embedded database, generate_listings) and the benchmarks.
     "demo",
     "bench",
+    "oauth2_provider",
 ]
+
+# django-oauth-toolkit, used when OAUTH_SERVER is on (its tables exist either way).
+LOGIN_URL = "admin:login"
+OAUTH2_PROVIDER = {
+    "SCOPES": {
+        "listings:read": "Шукати й читати оголошення (контакти замасковані)",
+        "contacts:read": "Бачити телефон і ім'я контактної особи в оголошеннях",
+    },
+    "DEFAULT_SCOPES": ["listings:read"],
+    "ACCESS_TOKEN_EXPIRE_SECONDS": OAUTH_ACCESS_TOKEN_SEC,
+    "PKCE_REQUIRED": True,
+    # MCP hosts wait for the redirect on a loopback port of their own choosing (RFC 8252).
+    "ALLOW_LOCALHOST_LOOPBACK": True,
+    "DCR_ENABLED": OAUTH_SERVER and OAUTH_OPEN_REGISTRATION,
+    "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    "OIDC_ISS_ENDPOINT": f"{MCP_PUBLIC_URL}/oauth" if MCP_PUBLIC_URL else "",
+    "OAUTH2_PROTECTED_RESOURCE_NAME": "VMK real-estate listings search",
+    # RFC 9700 behaviour: no implicit or password grants, S256 only, `iss` in the redirect,
+    # tokens stored hashed, bearer tokens only in the Authorization header.
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+}
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",

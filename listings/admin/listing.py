@@ -19,7 +19,7 @@ from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from .. import search, vocabulary
+from .. import contacts, search, vocabulary
 from ..errors import EmptyEmbedding, NoEmbedding, NotFound, SearchError
 from ..models import SERVICE_FIELDS, PropertyListing, PropertyType
 from ..querysets import PropertyListingQuerySet
@@ -231,6 +231,8 @@ class PropertyListingAdmin(ReadOnlyAdmin):
         ),
     )
     readonly_fields = (
+        "contact_name_masked",
+        "contact_phone_masked",
         "price_display",
         "price_per_m2",
         "source_link",
@@ -238,6 +240,25 @@ class PropertyListingAdmin(ReadOnlyAdmin):
         "archived_at_display",
         *(f"{column}_label" for column in vocabulary.ENUM_CHOICES),
     )
+
+    def get_fieldsets(self, request: HttpRequest, obj: Any = None) -> Any:
+        """Contacts in clear only for staff with listings.view_contacts; masked otherwise."""
+        fieldsets = super().get_fieldsets(request, obj)
+        if request.user.has_perm(contacts.VIEW_CONTACTS_PERMISSION):
+            return fieldsets
+        masked = {"contact_name": "contact_name_masked", "contact_phone": "contact_phone_masked"}
+        return [
+            (title, {**options, "fields": [masked.get(str(f), f) for f in options["fields"]]})
+            for title, options in fieldsets
+        ]
+
+    @admin.display(description="контактна особа")
+    def contact_name_masked(self, obj: PropertyListing) -> str:
+        return contacts.mask_name(obj.contact_name) or "—"
+
+    @admin.display(description="телефон")
+    def contact_phone_masked(self, obj: PropertyListing) -> str:
+        return contacts.mask_phone(obj.contact_phone) or "—"
 
     def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
         # Only the sidebar's filters: no URL-crafted filter on a service column, and no

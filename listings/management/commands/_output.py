@@ -10,6 +10,7 @@ from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
+from listings import contacts
 from listings.errors import SearchError
 from listings.filters import FILTER_NAMES
 
@@ -45,7 +46,9 @@ def command_errors() -> Iterator[None]:
         raise CommandError(f"{exc.code}: {printable(exc.message)}") from None
 
 
-def dump_json(model: Any) -> str:
+def dump_json(model: Any, *, show_contacts: bool = False) -> str:
+    # Contacts are masked in command output too, unless the operator asks (--show-contacts).
+    model = contacts.redact(model, show_contacts=show_contacts)
     if hasattr(model, "model_dump"):
         model = model.model_dump(mode="json")
     text = json.dumps(model, ensure_ascii=False, indent=2, default=str)
