@@ -28,6 +28,7 @@ from starlette.types import Scope
 
 from listings.contacts import VIEW_CONTACTS_PERMISSION
 
+from . import issuer
 from .callers import CONTACTS_READ, LISTINGS_READ, Caller
 
 TOKEN_CACHE_SEC = 5.0
@@ -46,7 +47,8 @@ NOTHING_HERE = "Nothing is published at this /.well-known/ address."
 
 
 def enabled() -> bool:
-    return bool(settings.OAUTH_SERVER)
+    """Whether /mcp takes OAuth access tokens (of this server or of an external issuer)."""
+    return bool(settings.OAUTH_SERVER or settings.OAUTH_ISSUER)
 
 
 # --- the resource's identity ------------------------------------------------------------------
@@ -181,7 +183,15 @@ def caller_from_facts(facts: TokenFacts, resource: str) -> Caller | Refusal:
 
 async def access_token_caller(token: str, scope: Scope) -> Caller | Refusal | None:
     """The caller an OAuth access token stands for, a Refusal, or None (not a token of ours)."""
-    if not enabled():
+    if issuer.enabled() and issuer.looks_like_jwt(token):
+        outcome = await sync_to_async(issuer.check, thread_sensitive=False)(
+            token, resource_url(scope)
+        )
+        if isinstance(outcome, tuple):
+            return Refusal(*outcome)
+        if outcome is not None or not settings.OAUTH_SERVER:
+            return outcome
+    if not settings.OAUTH_SERVER:
         return None
     checksum = hashlib.sha256(token.encode()).hexdigest()
     facts = await sync_to_async(_cached_facts, thread_sensitive=False)(checksum)
@@ -224,24 +234,36 @@ def _protected_resource_view() -> Any:
         def get_resource(self, request: HttpRequest) -> str:
             return _request_origin(request) + RESOURCE_PATH
 
+        def get_authorization_servers(self, request: HttpRequest) -> list[str]:
+            servers = super().get_authorization_servers(request) if settings.OAUTH_SERVER else []
+            if settings.OAUTH_ISSUER:
+                servers = [*servers, str(settings.OAUTH_ISSUER)]
+            return list(servers)
+
     return ResourceMetadataView.as_view()
 
 
+def resource_metadata_urls() -> list[URLPattern | URLResolver]:
+    """RFC 9728 metadata of /mcp (the path-aware address first, then the root one)."""
+    resource_metadata = _protected_resource_view()
+    return [
+        path(".well-known/oauth-protected-resource/mcp", resource_metadata),
+        path(".well-known/oauth-protected-resource", resource_metadata),
+    ]
+
+
 def authorization_server_urls() -> list[URLPattern | URLResolver]:
-    """django-oauth-toolkit under /oauth/ (the issuer is <origin>/oauth) and the metadata
-    at the root's well-known addresses (RFC 8414 path-aware form, RFC 9728)."""
+    """django-oauth-toolkit under /oauth/ (the issuer is <origin>/oauth) and its metadata at
+    the root's RFC 8414 path-aware address."""
     from oauth2_provider import urls as dot_urls
     from oauth2_provider.views import OAuthServerMetadataView
 
     endpoints = dot_urls.metadata_urlpatterns + dot_urls.base_urlpatterns
     endpoints += dot_urls.dcr_urlpatterns
-    resource_metadata = _protected_resource_view()
     return [
         path("oauth/", include((endpoints, "oauth2_provider"))),
         path(
             ".well-known/oauth-authorization-server/<path:issuer_path>",
             OAuthServerMetadataView.as_view(),
         ),
-        path(".well-known/oauth-protected-resource/mcp", resource_metadata),
-        path(".well-known/oauth-protected-resource", resource_metadata),
     ]

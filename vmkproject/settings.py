@@ -222,6 +222,14 @@ OAUTH_ACCESS_TOKEN_SEC: int = env.int("OAUTH_ACCESS_TOKEN_SEC", default=3600)
 # Let MCP hosts register themselves (RFC 7591), as Claude's connectors and mcp-remote do;
 # a token still needs a staff user's consent. False: staff register clients in the admin.
 OAUTH_OPEN_REGISTRATION: bool = env.bool("OAUTH_OPEN_REGISTRATION", default=True)
+# Trust JWT access tokens of an external issuer (its `iss`), verified with the keys at
+# OAUTH_JWKS_URL (default <issuer>/.well-known/jwks.json); `aud` must name <origin>/mcp.
+OAUTH_ISSUER: str = env.str("OAUTH_ISSUER", default="")
+OAUTH_JWKS_URL: str = env.str(
+    "OAUTH_JWKS_URL",
+    default=f"{OAUTH_ISSUER.rstrip('/')}/.well-known/jwks.json" if OAUTH_ISSUER else "",
+)
+OAUTH_ALGORITHMS: list[str] = env.list("OAUTH_ALGORITHMS", default=["RS256", "ES256"])
 
 # --- Observability: traces, SQL comments, metrics, logs ------------------------------------
 # Traces are off unless an OTLP endpoint is set or OTEL_TRACES_EXPORTER names an exporter
@@ -309,7 +317,7 @@ OAUTH2_PROVIDER = {
     "ALLOW_LOCALHOST_LOOPBACK": True,
     "DCR_ENABLED": OAUTH_SERVER and OAUTH_OPEN_REGISTRATION,
     "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
-    "OIDC_ISS_ENDPOINT": f"{MCP_PUBLIC_URL}/oauth" if MCP_PUBLIC_URL else "",
+    "OIDC_ISS_ENDPOINT": f"{MCP_PUBLIC_URL}/oauth" if MCP_PUBLIC_URL and OAUTH_SERVER else "",
     "OAUTH2_PROTECTED_RESOURCE_NAME": "VMK real-estate listings search",
     # RFC 9700 behaviour: no implicit or password grants, S256 only, `iss` in the redirect,
     # tokens stored hashed, bearer tokens only in the Authorization header.

@@ -9,6 +9,8 @@ urlpatterns: list[URLPattern | URLResolver] = [
 ]
 if settings.OAUTH_SERVER:
     urlpatterns += oauth.authorization_server_urls()
+if oauth.enabled():
+    urlpatterns += oauth.resource_metadata_urls()
 else:
     # Where clients of the 2025-03-26 MCP spec look for OAuth endpoints without metadata.
     urlpatterns += [re_path(r"^(register|authorize|token)/?$", oauth.well_known_missing)]
