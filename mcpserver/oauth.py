@@ -11,6 +11,7 @@ was issued for this server's /mcp (its `resource`) and carries `listings:read`;
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 import time
 from dataclasses import dataclass
@@ -39,6 +40,9 @@ METADATA_PATH = "/.well-known/oauth-protected-resource/mcp"
 ACCESS_EXPIRED = "The access token has expired: sign in again."
 WRONG_AUDIENCE = "The access token was issued for another resource, not this server's /mcp."
 SCOPE_MISSING = "The access token lacks the listings:read scope."
+NO_STAFF_USER = "The access token was not granted by an active staff user: sign in again."
+# Grants a self-registered client may use: a token always needs a staff user's consent.
+REGISTRABLE_GRANTS = frozenset({"authorization_code", "refresh_token"})
 OAUTH_OFF = (
     "This server does not use OAuth: /mcp takes the bearer token it was given "
     "(MCP_AUTH_TOKENS or an agent key) in an 'Authorization: Bearer …' header."
@@ -99,6 +103,8 @@ class TokenFacts:
     client_id: str
     client_name: str
     username: str
+    # An active staff user granted it (client-credentials tokens have no user at all).
+    staff_user: bool
     may_see_contacts: bool
 
 
@@ -127,6 +133,7 @@ def load_token(checksum: str) -> TokenFacts | None:
         client_id=application.client_id if application else "",
         client_name=(application.name or application.client_id) if application else "",
         username=user.get_username() if user else "",
+        staff_user=bool(user and user.is_active and user.is_staff),
         may_see_contacts=bool(user and user.is_active and user.has_perm(VIEW_CONTACTS_PERMISSION)),
     )
 
@@ -169,6 +176,8 @@ def caller_from_facts(facts: TokenFacts, resource: str) -> Caller | Refusal:
         return Refusal(ACCESS_EXPIRED)
     if not audience_matches(resource, facts.resource):
         return Refusal(WRONG_AUDIENCE)
+    if not facts.staff_user:
+        return Refusal(NO_STAFF_USER)
     if LISTINGS_READ not in facts.scopes:
         return Refusal(SCOPE_MISSING, status=403)
     scopes = {LISTINGS_READ}
@@ -214,6 +223,24 @@ def challenge(scope: Scope, error: str | None = None, description: str | None = 
     else:
         parts.insert(0, f'realm="{settings.MCP_SERVER_NAME}"')
     return ("Bearer " + ", ".join(parts)).encode("latin-1", "replace")
+
+
+class AuthorizationCodeRegistration:
+    """Dynamic client registration (RFC 7591) open to any host, for the authorization code
+    grant only: a client registering for client_credentials would get tokens no one
+    consented to."""
+
+    def has_permission(self, request: HttpRequest) -> bool:
+        try:
+            metadata = json.loads(request.body or b"{}")
+        except ValueError:
+            return True  # the view answers invalid_client_metadata itself
+        grants = (
+            metadata.get("grant_types", ["authorization_code"])
+            if isinstance(metadata, dict)
+            else []
+        )
+        return isinstance(grants, list) and set(map(str, grants)) <= REGISTRABLE_GRANTS
 
 
 # --- Django views and URLs --------------------------------------------------------------------

@@ -316,7 +316,10 @@ OAUTH2_PROVIDER = {
     # MCP hosts wait for the redirect on a loopback port of their own choosing (RFC 8252).
     "ALLOW_LOCALHOST_LOOPBACK": True,
     "DCR_ENABLED": OAUTH_SERVER and OAUTH_OPEN_REGISTRATION,
-    "DCR_REGISTRATION_PERMISSION_CLASSES": ("oauth2_provider.dcr.AllowAllDCRPermission",),
+    "DCR_REGISTRATION_PERMISSION_CLASSES": ("mcpserver.oauth.AuthorizationCodeRegistration",),
+    # Only what an MCP host needs: no client credentials (a token without a user's consent).
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
     "OIDC_ISS_ENDPOINT": f"{MCP_PUBLIC_URL}/oauth" if MCP_PUBLIC_URL and OAUTH_SERVER else "",
     "OAUTH2_PROTECTED_RESOURCE_NAME": "VMK real-estate listings search",
     # RFC 9700 behaviour: no implicit or password grants, S256 only, `iss` in the redirect,

@@ -34,7 +34,7 @@ REDIRECT_URI = "http://127.0.0.1:9/callback"
 PHONE = re.compile(r"^\+38\d{3}•+\d{2}$")
 
 # Tokens made directly in the database for the refusal tests: (raw token, expires in s,
-# resource, scope).
+# resource, scope, granted by the staff user).
 SETUP = """
 import json, os
 from datetime import timedelta
@@ -46,8 +46,8 @@ app = Application.objects.create(
     name="made-in-test", client_type="public", authorization_grant_type="authorization-code",
     redirect_uris="http://127.0.0.1:9/callback", user=user,
 )
-for raw, seconds, resource, scope in json.loads(os.environ["TEST_TOKENS"]):
-    token = AccessToken(user=user, application=app, scope=scope, resource=resource,
+for raw, seconds, resource, scope, with_user in json.loads(os.environ["TEST_TOKENS"]):
+    token = AccessToken(user=user if with_user else None, application=app, scope=scope, resource=resource,
                         expires=timezone.now() + timedelta(seconds=seconds))
     set_token_value(token, raw)
     token.save()
@@ -62,8 +62,8 @@ def manage(*args: str, env: dict[str, str]) -> str:
         capture_output=True,
         text=True,
         timeout=180,
-        check=True,
     )
+    assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
 
 
@@ -85,21 +85,30 @@ def oauth_server(listings_db, tmp_path_factory):
     database = folder / "django.sqlite3"
     env = {"DATABASE_URL": f"sqlite:///{database}", "OAUTH_SERVER": "true"}
     manage("migrate", "--noinput", env=env)
-    server = start_server(folder, **env)
-    resource = f"{server.url}/mcp"
+    # Made before the server starts (SQLite has one writer); bound to its /mcp once it runs.
+    resource = "http://resource.invalid/mcp"
     tokens = {
-        "expired": ("expired-" + "x" * 40, -60, [resource], "listings:read"),
+        "expired": ("expired-" + "x" * 40, -60, [resource], "listings:read", True),
         "other_audience": (
             "other-" + "x" * 40,
             3600,
             ["https://other.example/mcp"],
             "listings:read",
+            True,
         ),
-        "unbound": ("unbound-" + "x" * 40, 3600, [], "listings:read"),
-        "no_scope": ("noscope-" + "x" * 40, 3600, [resource], "contacts:read"),
-        "valid": ("valid-" + "x" * 40, 3600, [resource], "listings:read"),
+        "unbound": ("unbound-" + "x" * 40, 3600, [], "listings:read", True),
+        "no_scope": ("noscope-" + "x" * 40, 3600, [resource], "contacts:read", True),
+        # What a client-credentials grant would give: nobody consented.
+        "no_user": ("nouser-" + "x" * 40, 3600, [resource], "listings:read", False),
+        "valid": ("valid-" + "x" * 40, 3600, [resource], "listings:read", True),
     }
     manage("shell", "-c", SETUP, env={**env, "TEST_TOKENS": json.dumps(list(tokens.values()))})
+    server = start_server(folder, **env)
+    with sqlite3.connect(database) as db:
+        db.execute(
+            "UPDATE oauth2_provider_accesstoken SET resource = replace(resource, ?, ?)",
+            (resource, server.mcp_url),
+        )
     yield OAuthServer(server, database, env, {name: spec[0] for name, spec in tokens.items()})
     stop_server(server)
 
@@ -345,6 +354,7 @@ async def post_with(url: str, token: str | None) -> httpx.Response:
         ("other_audience", 401, oauth.WRONG_AUDIENCE),
         ("unbound", 401, oauth.WRONG_AUDIENCE),
         ("no_scope", 403, oauth.SCOPE_MISSING),
+        ("no_user", 401, oauth.NO_STAFF_USER),
     ],
 )
 async def test_expired_wrong_audience_and_scopeless_tokens_are_refused(
@@ -389,6 +399,29 @@ async def test_the_401_and_the_well_known_documents_point_a_host_to_sign_in(oaut
     assert "password" not in server["grant_types_supported"]
     assert unknown.status_code == 404
     assert unknown.json() == {"error": oauth.NOTHING_HERE, "code": "not_found"}
+    assert server["grant_types_supported"] == ["authorization_code", "refresh_token"]
+
+
+@pytest.mark.anyio
+async def test_hosts_register_themselves_for_the_authorization_code_grant_only(oauth_server):
+    async with httpx.AsyncClient(base_url=oauth_server.server.url, timeout=30) as web:
+        public = await web.post(
+            "/oauth/register/",
+            json={
+                "client_name": "mcp-remote",
+                "redirect_uris": ["http://localhost:5555/oauth/callback"],
+                "grant_types": ["authorization_code", "refresh_token"],
+                "token_endpoint_auth_method": "none",
+            },
+        )
+        machine = await web.post(
+            "/oauth/register/",
+            json={"client_name": "no-consent", "grant_types": ["client_credentials"]},
+        )
+    assert public.status_code == 201 and public.json()["client_id"]
+    assert machine.status_code == 401
+    names = oauth_server.sql("SELECT name FROM oauth2_provider_application")
+    assert ("mcp-remote",) in names and ("no-consent",) not in names
 
 
 # --- without OAuth ----------------------------------------------------------------------------
