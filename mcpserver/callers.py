@@ -14,10 +14,12 @@ from django.conf import settings
 
 LISTINGS_READ = "listings:read"
 CONTACTS_READ = "contacts:read"
-SCOPES = {
-    LISTINGS_READ: "Search and read listings (contacts masked).",
-    CONTACTS_READ: "See listings' contact phone and name unmasked.",
-}
+
+# Why an OAuth access token (of this server or of an external issuer) is refused at /mcp.
+ACCESS_EXPIRED = "The access token has expired: sign in again."
+WRONG_AUDIENCE = "The access token was issued for another resource, not this server's /mcp."
+SCOPE_MISSING = "The access token lacks the listings:read scope."
+NO_STAFF_USER = "The access token was not granted by an active staff user: sign in again."
 
 
 @dataclass(frozen=True)

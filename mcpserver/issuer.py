@@ -15,11 +15,18 @@ from functools import cache
 import jwt
 from django.conf import settings
 
-from .callers import CONTACTS_READ, LISTINGS_READ, Caller
+from .callers import (
+    ACCESS_EXPIRED,
+    CONTACTS_READ,
+    LISTINGS_READ,
+    SCOPE_MISSING,
+    WRONG_AUDIENCE,
+    Caller,
+)
 
 logger = logging.getLogger("vmk.mcp")
 
-# Refusals reuse mcpserver.oauth's messages; None means "not a token of this issuer".
+# Refusals use mcpserver.callers' messages; None means "not a token of this issuer".
 Outcome = Caller | tuple[str, int] | None
 
 
@@ -47,8 +54,6 @@ def _scopes(claims: dict[str, object]) -> frozenset[str]:
 def check(token: str, resource: str) -> Outcome:
     """The caller of an issuer's JWT, a refusal (message, status), or None. Blocking (it may
     fetch the key set): run it in a thread."""
-    from .oauth import ACCESS_EXPIRED, SCOPE_MISSING, WRONG_AUDIENCE
-
     try:
         key = _keys(settings.OAUTH_JWKS_URL).get_signing_key_from_jwt(token)
         claims = jwt.decode(

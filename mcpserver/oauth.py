@@ -30,17 +30,21 @@ from starlette.types import Scope
 from listings.contacts import VIEW_CONTACTS_PERMISSION
 
 from . import issuer
-from .callers import CONTACTS_READ, LISTINGS_READ, Caller
+from .callers import (
+    ACCESS_EXPIRED,
+    CONTACTS_READ,
+    LISTINGS_READ,
+    NO_STAFF_USER,
+    SCOPE_MISSING,
+    WRONG_AUDIENCE,
+    Caller,
+)
 
 TOKEN_CACHE_SEC = 5.0
 TOKEN_CACHE_SIZE = 4096
 RESOURCE_PATH = "/mcp"
 METADATA_PATH = "/.well-known/oauth-protected-resource/mcp"
 
-ACCESS_EXPIRED = "The access token has expired: sign in again."
-WRONG_AUDIENCE = "The access token was issued for another resource, not this server's /mcp."
-SCOPE_MISSING = "The access token lacks the listings:read scope."
-NO_STAFF_USER = "The access token was not granted by an active staff user: sign in again."
 # Grants a self-registered client may use: a token always needs a staff user's consent.
 REGISTRABLE_GRANTS = frozenset({"authorization_code", "refresh_token"})
 OAUTH_OFF = (
