@@ -3,7 +3,7 @@
 Each static token, agent key and OAuth client has one counter per minute and one per UTC
 day (`QuotaWindow` rows). Every server process and host increments the same rows with one
 UPDATE … WHERE calls < limit, so they count together and a restart forgets nothing. A
-call over a limit is refused (and not counted) with the seconds until its window ends.
+call over a limit is refused (and counted nowhere) with the seconds until its window ends.
 Limits come from MCP_CALLS_PER_MINUTE / MCP_CALLS_PER_DAY (0: unlimited), or from the
 agent key's own values set in the admin.
 """
@@ -73,26 +73,27 @@ def seconds_left(window: str, now: datetime) -> int:
 
 
 def _take(key: str, window: str, start: datetime, limit: int) -> bool:
-    """Count one call in the window if it is below `limit`; whether it was."""
+    """Count one call in the window if it is below `limit`; whether it was. Runs inside
+    consume's transaction."""
     rows = QuotaWindow.objects.filter(caller=key, window=window, start=start)
-    with transaction.atomic(using="default"):
-        if rows.filter(calls__lt=limit).update(calls=F("calls") + 1):
-            return True
-        if rows.exists():
-            return False
-        try:
-            with transaction.atomic(using="default"):
-                QuotaWindow.objects.create(caller=key, window=window, start=start, calls=1)
-        except IntegrityError:
-            # Another process opened the window first: count in it.
-            return bool(rows.filter(calls__lt=limit).update(calls=F("calls") + 1))
+    if rows.filter(calls__lt=limit).update(calls=F("calls") + 1):
+        return True
+    if rows.exists():
+        return False
+    try:
+        with transaction.atomic(using="default"):
+            QuotaWindow.objects.create(caller=key, window=window, start=start, calls=1)
+    except IntegrityError:
+        # Another process opened the window first: count in it.
+        return bool(rows.filter(calls__lt=limit).update(calls=F("calls") + 1))
     if window == DAY:
         QuotaWindow.objects.filter(caller=key, start__lt=start - KEEP_WINDOWS).delete()
     return True
 
 
 def consume(caller: Caller, now: datetime | None = None) -> None:
-    """Count a call of `caller`, or raise RateLimited when a limit is reached.
+    """Count a call of `caller`, or raise RateLimited when a limit is reached (then the call
+    counts in no window: one transaction covers both).
 
     The counters being unreachable does not stop searches: the call goes through and the
     failure is logged.
@@ -102,14 +103,11 @@ def consume(caller: Caller, now: datetime | None = None) -> None:
         return
     now = now or timezone.now()
     checks = [(MINUTE, per_minute, PER_MINUTE_REACHED), (DAY, per_day, PER_DAY_REACHED)]
-    for window, limit, message in checks:
-        if not limit:
-            continue
-        try:
-            allowed = _take(caller.quota_key, window, window_start(window, now), limit)
-        except DatabaseError as exc:
-            logger.warning("quota counters unavailable (%s); call allowed", type(exc).__name__)
-            return
-        if not allowed:
-            seconds = seconds_left(window, now)
-            raise RateLimited(message.format(limit=limit, seconds=seconds), seconds)
+    try:
+        with transaction.atomic(using="default"):
+            for window, limit, message in checks:
+                if limit and not _take(caller.quota_key, window, window_start(window, now), limit):
+                    seconds = seconds_left(window, now)
+                    raise RateLimited(message.format(limit=limit, seconds=seconds), seconds)
+    except DatabaseError as exc:
+        logger.warning("quota counters unavailable (%s); call allowed", type(exc).__name__)

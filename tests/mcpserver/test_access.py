@@ -116,19 +116,23 @@ def test_a_caller_over_its_minute_limit_is_refused_with_the_seconds_to_wait(sett
 @pytest.mark.django_db
 def test_the_daily_quota_and_a_keys_own_limits(settings):
     settings.MCP_CALLS_PER_DAY = 2
+    settings.MCP_CALLS_PER_MINUTE = 100
     who = caller("listings:read")
     quotas.consume(who, now=NOON)
     quotas.consume(who, now=NOON + timedelta(hours=3))
     with pytest.raises(quotas.RateLimited) as refused:
         quotas.consume(who, now=NOON + timedelta(hours=6))
     assert refused.value.retry_after == 6 * 3600 - 10
+    # The refused call counts in no window, the minute's included.
+    assert QuotaWindow.objects.filter(window="minute").count() == 2
+    settings.MCP_CALLS_PER_MINUTE = 0
     assert refused.value.message.startswith("Daily quota reached: 2 calls per day")
     quotas.consume(who, now=NOON + timedelta(days=1))  # a new UTC day
 
     unlimited = caller("listings:read", per_day=0)  # the key's own 0: no limit
     for _ in range(5):
         quotas.consume(unlimited, now=NOON)
-    assert not QuotaWindow.objects.filter(start__lt=NOON - timedelta(days=2)).exists()
+    assert QuotaWindow.objects.filter(caller="key:tester", window="day").count() == 2
 
 
 @pytest.mark.django_db
