@@ -315,6 +315,8 @@ OAUTH2_PROVIDER = {
     "PKCE_REQUIRED": True,
     # MCP hosts wait for the redirect on a loopback port of their own choosing (RFC 8252).
     "ALLOW_LOCALHOST_LOOPBACK": True,
+    # A replayed refresh token revokes its whole family (RFC 9700 §4.14.2).
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
     "DCR_ENABLED": OAUTH_SERVER and OAUTH_OPEN_REGISTRATION,
     "DCR_REGISTRATION_PERMISSION_CLASSES": ("mcpserver.oauth.AuthorizationCodeRegistration",),
     # Only what an MCP host needs: no client credentials (a token without a user's consent).
