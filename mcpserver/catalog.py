@@ -64,7 +64,8 @@ PAGE_OUTPUT_SCHEMA: dict[str, Any] = {
 
 
 def icons() -> list[Icon]:
-    url = f"{settings.MCP_PUBLIC_URL.rstrip('/')}/{ICON_PATH}"
+    base = settings.MCP_PUBLIC_URL or f"http://{settings.MCP_HOST}:{settings.MCP_PORT}"
+    url = f"{base.rstrip('/')}/{ICON_PATH}"
     return [Icon(src=url, mime_type="image/svg+xml", sizes=["any"])]
 
 

@@ -187,8 +187,6 @@ MCP_ALLOWED_ORIGINS: list[str] = env.list(
 )
 MCP_AUTH_TOKENS: list[str] = env.list("MCP_AUTH_TOKENS", default=[])
 MCP_MAX_BODY_BYTES: int = env.int("MCP_MAX_BODY_BYTES", default=1_000_000)
-# Where clients reach this server (icons in tools/list point here).
-MCP_PUBLIC_URL: str = env.str("MCP_PUBLIC_URL", default=f"http://{MCP_HOST}:{MCP_PORT}")
 # Largest tool answer, in estimated tokens (UTF-8 bytes of its JSON text / 3); a search page
 # past it is cut at a whole card (truncated: true, next_offset continues it).
 MCP_MAX_RESULT_TOKENS: int = env.int("MCP_MAX_RESULT_TOKENS", default=10_000)
@@ -212,8 +210,9 @@ if set(MCP_DEFAULT_SCOPES) - {"listings:read", "contacts:read"}:
 # in the `default` database; 0 is unlimited. An agent key may carry its own in the admin.
 MCP_CALLS_PER_MINUTE: int = env.int("MCP_CALLS_PER_MINUTE", default=0)
 MCP_CALLS_PER_DAY: int = env.int("MCP_CALLS_PER_DAY", default=0)
-# The server's public origin (https://mcp.example.com): the OAuth resource is <it>/mcp and
-# the issuer <it>/oauth. Empty: taken from each request's Host (fine on one host).
+# The server's public origin (https://mcp.example.com): the OAuth resource is <it>/mcp, the
+# issuer <it>/oauth, and tools/list's icon is served under it. Empty: OAuth takes each
+# request's Host (fine on one host) and the icon http://MCP_HOST:MCP_PORT.
 MCP_PUBLIC_URL: str = env.str("MCP_PUBLIC_URL", default="").rstrip("/")
 # This project as the OAuth 2.1 authorization server (django-oauth-toolkit): staff sign in
 # with their Django accounts; authorization code + PKCE; dynamic client registration.
