@@ -165,6 +165,7 @@ def describe_schema() -> dict[str, Any]:
         live_vocabulary,
         stored_embedder,
     )
+    from .search.score_range import score_range
 
     facts = _live_facts()
     embedder = get_embedder()
@@ -208,7 +209,8 @@ def describe_schema() -> dict[str, Any]:
             "rates": dict(settings.EXCHANGE_RATES),
         },
         "currencies": _currencies(vocab),
-        "embedding": embedder.describe() | {"stored_vectors_made_by": stored_embedder()},
+        "embedding": embedder.describe()
+        | {"stored_vectors_made_by": stored_embedder(), "score_range": score_range()},
         "full_text": found.describe()["full_text"]
         | {
             "ranking": "ts_rank_cd (cover density)",

@@ -69,6 +69,9 @@ class Filters(BaseModel):
     floor: int | None = Field(None, ge=-5, le=200, description="Exact floor.")
     min_floor: int | None = Field(None, ge=-5, le=200, description="Lowest floor.")
     max_floor: int | None = Field(None, ge=-5, le=200, description="Highest floor.")
+    not_top_floor: bool | None = Field(
+        None, description="true: not on the building's top floor (floor below floors_count)."
+    )
     has_balcony: bool | None = Field(None, description="true: at least one balcony; false: none.")
     building_type: str | None = Field(
         None,

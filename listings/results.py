@@ -149,6 +149,36 @@ class ListingCard(BaseModel):
     duplicates_note: str | None = Field(None, description='"ще N оголошення цього об\'єкта".')
 
 
+class InterpretedChip(BaseModel):
+    label: str = Field(description="What was understood, in Ukrainian ('до 60 000 USD').")
+    filters: list[str] = Field(description="The filters it set.")
+    start: int = Field(description="Where in the query it was said (character offsets).")
+    end: int
+
+
+class Interpreted(BaseModel):
+    """What the server read in the query: filters and the text left to search for."""
+
+    filters: dict[str, Any] = Field(description="Filters read from the query.")
+    text: str = Field(description="The rest of the query, which was searched for.")
+    summary: str = Field(description="'Зрозуміли: 2 кімнати · до 60 000 USD · Київ'.")
+    chips: list[InterpretedChip] = Field(default_factory=list)
+    overridden: list[str] = Field(
+        default_factory=list,
+        description="Filters read from the query but not applied: the caller's filters win.",
+    )
+
+
+class SimilarityCut(BaseModel):
+    """What min_similarity removed from a semantic search's page."""
+
+    min_similarity: float
+    dropped: int = Field(description="Matching listings whose score was under min_similarity.")
+    dropped_exact: bool = Field(description="False when `dropped` rests on an estimate.")
+    best_score: float = Field(description="The best similarity_score among all matches.")
+    note: str
+
+
 class SearchPage(BaseModel):
     total: int = Field(description="Listings that match (see total_exact).")
     total_exact: bool = Field(True, description="False when total is a lower bound or estimate.")
@@ -171,6 +201,21 @@ class SearchPage(BaseModel):
         description="With a price filter or price sort: listings matching the other filters "
         "whose price has a missing or unrecognised currency, so it could not be compared "
         "(they sort last); see describe_schema: currencies.",
+    )
+    interpreted: Interpreted | None = Field(
+        None,
+        description="What was read from the query (interpret=true): its filters, now part of "
+        "`filters`, and the remaining text that was searched for; null when interpret=false.",
+    )
+    names_resolved: dict[str, dict[str, str]] | None = Field(
+        None,
+        description="Place names in filters mapped to the value present in the database: "
+        "{'city': {'given': 'Kyiv', 'value': 'Київ'}}.",
+    )
+    similarity_cut: SimilarityCut | None = Field(
+        None,
+        description="When min_similarity left fewer listings than `limit`: how many it "
+        "dropped and the best score seen (lower min_similarity to get them back).",
     )
     listings: list[ListingCard]
     duplicates_collapsed: int = Field(

@@ -37,6 +37,8 @@ Listing text is Ukrainian: translate the user's request into Ukrainian before yo
 `query` (e.g. "2-room flat near the metro" → "двокімнатна квартира біля метро").
 Put hard constraints (city, deal type, price, rooms, area, floor) in `filters`, not in the
 query; city and district names are Ukrainian ("Київ", "Печерський").
+Constraints said only in the query are read into filters too (`interpret`, on by default;
+yours win): the result's `interpreted` shows what was read and the text searched for.
 
 Which tool:
 - search_similar_listings: by meaning ("затишна квартира для сім'ї з дітьми").
@@ -83,6 +85,15 @@ CollapseDuplicates = Annotated[
     Field(
         description="Fold listings of the same property on this page into one card "
         "(duplicate_ids, duplicates_note 'ще N оголошення цього об'єкта'); false shows all."
+    ),
+]
+
+Interpret = Annotated[
+    bool,
+    Field(
+        description="Read constraints said in the query ('двокімнатна до 60 тисяч доларів у "
+        "Львові') into filters; your own filters win. The result's `interpreted` shows what "
+        "was read and the text searched for. false: the query is searched as it is."
     ),
 ]
 
@@ -188,6 +199,7 @@ async def search_similar_listings(
         Literal["cosine", "l2", "inner_product"],
         Field(description="Distance reported in `distance`; ranking is identical for all three."),
     ] = "cosine",
+    interpret: Interpret = True,
     collapse_duplicates: CollapseDuplicates = True,
 ) -> SearchPage:
     """Semantic search: listings closest in meaning to a Ukrainian query.
@@ -204,6 +216,7 @@ async def search_similar_listings(
         filters=filters,
         limit=limit,
         offset=offset,
+        interpret=interpret,
         min_similarity=min_similarity,
         distance_metric=distance_metric,
     )
@@ -222,6 +235,7 @@ async def search_by_metadata(
     ] = "relevance",
     limit: Limit = 10,
     offset: Offset = 0,
+    interpret: Interpret = True,
     collapse_duplicates: CollapseDuplicates = True,
 ) -> SearchPage:
     """Full-text and structured search: words that must appear, and/or filters with sorting.
@@ -240,6 +254,7 @@ async def search_by_metadata(
         sort_by=sort_by,
         limit=limit,
         offset=offset,
+        interpret=interpret,
     )
 
 
@@ -249,6 +264,7 @@ async def hybrid_search(
     filters: FiltersArg = None,
     limit: Limit = 10,
     offset: Offset = 0,
+    interpret: Interpret = True,
     collapse_duplicates: CollapseDuplicates = True,
 ) -> SearchPage:
     """Semantic + full-text search fused by Reciprocal Rank Fusion (k = 60).
@@ -264,6 +280,7 @@ async def hybrid_search(
         filters=filters,
         limit=limit,
         offset=offset,
+        interpret=interpret,
     )
 
 

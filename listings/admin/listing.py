@@ -43,6 +43,7 @@ from .semantic import (
     SemanticSearchForm,
     _result_rows,
     _with_defaults,
+    understood_chips,
 )
 
 NEIGHBOURS_LIMIT = 10
@@ -406,7 +407,12 @@ class PropertyListingAdmin(ReadOnlyAdmin):
                 search.hybrid_search if cleaned["mode"] == "hybrid" else search.semantic_search
             )
             try:
-                page = run(query=cleaned["query"], filters=filters, limit=cleaned["limit"])
+                page = run(
+                    query=cleaned["query"],
+                    filters=filters,
+                    limit=cleaned["limit"],
+                    interpret=cleaned["interpret"],
+                )
             except SearchError as exc:
                 messages.error(request, SEARCH_FAILED.format(message=exc.message))
         context = {
@@ -417,6 +423,7 @@ class PropertyListingAdmin(ReadOnlyAdmin):
             "page": page,
             "results": _result_rows(page) if page is not None else None,
             "hybrid": page is not None and page.mode == "hybrid",
+            "chips": understood_chips(request.GET, page),
         }
         return TemplateResponse(request, SEMANTIC_TEMPLATE, context)
 

@@ -26,8 +26,26 @@ SEMANTIC_TITLE = "Пошук за змістом"
 SEMANTIC_TEMPLATE = "admin/listings/propertylisting/semantic_search.html"
 
 
+def understood_chips(query: QueryDict, page: SearchPage | None) -> list[dict[str, str]]:
+    """The filters read from the query as chips; each one's link searches again without the
+    words it was read from."""
+    if page is None or page.interpreted is None:
+        return []
+    text = query.get("query", "")
+    chips = []
+    for chip in page.interpreted.chips:
+        if set(chip.filters) <= set(page.interpreted.overridden):
+            continue
+        without = query.copy()
+        without["query"] = " ".join((text[: chip.start] + " " + text[chip.end :]).split())
+        chips.append({"label": chip.label, "remove": "?" + without.urlencode()})
+    return chips
+
+
 def _with_defaults(query: QueryDict) -> QueryDict:
     data = query.copy()
+    if not data.get("interpret"):
+        data["interpret"] = "1"
     if not data.get("mode"):
         data["mode"] = "semantic"
     if not data.get("limit"):
@@ -62,6 +80,14 @@ class SemanticSearchForm(forms.Form):
         choices=[
             ("semantic", "за змістом (семантичний)"),
             ("hybrid", "гібридний (зміст + слова)"),
+        ],
+    )
+    interpret = forms.TypedChoiceField(
+        label="Розуміти запит",
+        coerce=lambda value: value == "1",
+        choices=[
+            ("1", "так: кімнати, ціну, місто тощо — у фільтри"),
+            ("0", "ні: шукати текст як є"),
         ],
     )
     city = forms.ChoiceField(label="Місто", required=False)

@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import DatabaseError, connections
 from django.db.models import Q
 
-from .. import vocabulary
+from .. import understanding, vocabulary
 from ..filters import Filters, parse_filters, resolve_filters
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet, enum_condition
@@ -81,7 +81,8 @@ def live_vocabulary() -> vocabulary.Vocabulary:
 
 def _resolved(raw: Filters | Mapping[str, Any] | None) -> Filters:
     """Untrusted filters validated, their enum values checked against the live vocabulary."""
-    return resolve_filters(parse_filters(raw), live_vocabulary())
+    resolved = resolve_filters(parse_filters(raw), live_vocabulary())
+    return understanding.resolve_places(resolved)
 
 
 def _filtered(filters: Filters) -> PropertyListingQuerySet:

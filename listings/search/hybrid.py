@@ -13,6 +13,7 @@ from .arguments import _clean_query, _page
 from .cards import _card
 from .filtering import _prices_left_out, _resolved
 from .text import _fts_config, _text_ranked, _text_search_query
+from .understood import understood
 from .vector import _embed, _neighbours
 
 
@@ -28,6 +29,7 @@ def rrf_fuse(*ranked_lists: list[int], k: int = RRF_K) -> list[tuple[int, float,
     return [(listing_id, scores[listing_id], ranks[listing_id]) for listing_id in ordered]
 
 
+@understood()
 def hybrid_search(
     *,
     query: str,

@@ -20,6 +20,7 @@ from ..runtime import LISTINGS, SORT_ORDERS, _database, _rates, _timing, total_o
 from .arguments import _clean_query, _page
 from .cards import _card
 from .filtering import _filtered, _prices_left_out, _resolved, live_vocabulary
+from .understood import understood
 
 
 def _fts_config() -> str:
@@ -120,6 +121,7 @@ def _text_ranked(
     return qs.sorted_by(sort_by), matched, mode
 
 
+@understood(empty_text="none")
 def fulltext_search(
     *,
     query: str | None = None,

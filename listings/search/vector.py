@@ -44,7 +44,9 @@ from ..runtime import (
 )
 from .arguments import _check_metric, _check_min_similarity, _clean_query, _listing_id, _page
 from .cards import _card
+from .cut import reporting_cut
 from .filtering import _filtered, _prices_left_out, _resolved
+from .understood import understood
 
 
 def usable_vector(vector: list[float]) -> bool:
@@ -259,6 +261,8 @@ def _vector_page(
     )
 
 
+@understood()
+@reporting_cut
 def semantic_search(
     *,
     query: str,

@@ -39,15 +39,19 @@ def test_search_listings_prints_a_table_in_every_mode(mode, score):
     output = run("search_listings", QUERY, "--mode", mode, "--city", "Київ", "--limit", "5")
     lines = output.splitlines()
     assert lines[0].startswith(f"mode: {'fulltext' if mode == 'text' else mode}")
-    assert score in lines[1] and "title" in lines[1]
-    assert len(lines) == 3 + 5
-    assert all("Київ" in line for line in lines[3:])
+    assert lines[1].startswith("Зрозуміли: 2 кімнати")  # what was read from the query
+    assert score in lines[2] and "title" in lines[2]
+    assert len(lines) == 4 + 5
+    assert all("Київ" in line for line in lines[4:])
 
 
 def test_search_listings_json_is_the_search_page():
-    page = json.loads(run("search_listings", QUERY, "--mode", "semantic", "--json", "--limit", "3"))
+    args = ("search_listings", QUERY, "--mode", "semantic", "--json", "--limit", "3")
+    page = json.loads(run(*args, "--no-interpret"))
     assert page["mode"] == "semantic" and len(page["listings"]) == 3
     assert page["filters"] == {"listing_status": "active"}
+    read = json.loads(run(*args))
+    assert read["filters"]["rooms_count"] == 2 and read["filters"]["has_balcony"] is True
 
 
 def test_search_listings_filters_and_sorting_from_the_shell():

@@ -66,7 +66,9 @@ async def test_every_tool_answers_with_structured_and_text_content(mcp_server, m
         assert all(card["city"] == "Київ" for card in page["listings"])
         listing_id = page["listings"][0]["id"]
 
-        text = await client.call_tool("search_by_metadata", {"query": "квартири з балконом"})
+        text = await client.call_tool(
+            "search_by_metadata", {"query": "квартири з балконом", "interpret": False}
+        )
         assert text.structured_content["mode"] == "fulltext"
         hybrid = await client.call_tool("hybrid_search", {"query": QUERY, "limit": 3})
         assert hybrid.structured_content["listings"][0]["fused_score"] > 0

@@ -130,4 +130,8 @@ def page_table(page: Any) -> str:
     )
     shown = f"{page.offset + 1}–{page.offset + len(page.listings)}" if page.listings else "0"
     exact = "" if page.total_exact else "≈"
-    return f"mode: {page.mode}   showing {shown} of {exact}{page.total}\n{body}"
+    head = f"mode: {page.mode}   showing {shown} of {exact}{page.total}"
+    interpreted = getattr(page, "interpreted", None)
+    if interpreted is not None:
+        head += f"\n{printable(interpreted.summary)}   text: {printable(interpreted.text or '—')}"
+    return f"{head}\n{body}"

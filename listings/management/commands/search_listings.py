@@ -31,11 +31,22 @@ class Command(BaseCommand):
             "--metric", default="cosine", help="semantic: cosine, l2, inner_product"
         )
         parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+        parser.add_argument(
+            "--no-interpret",
+            dest="interpret",
+            action="store_false",
+            help="search the query as it is: do not read filters from it",
+        )
         add_filter_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         filters = filters_from(options)
-        common = {"filters": filters, "limit": options["limit"], "offset": options["offset"]}
+        common = {
+            "filters": filters,
+            "limit": options["limit"],
+            "offset": options["offset"],
+            "interpret": options["interpret"],
+        }
         with command_errors():
             if options["mode"] == "semantic":
                 page = search.semantic_search(

@@ -374,7 +374,7 @@ def test_semantic_search_page_shows_scored_results_with_links(staff):
     response = staff.get(SEMANTIC, {"query": query, "mode": "semantic", "limit": "10"})
     assert response.status_code == 200
     body = text(response)
-    expected = search.semantic_search(query=query, limit=10)
+    expected = search.semantic_search(query=query, limit=10, interpret=True)
     for card in expected.listings:
         assert f'href="{change_url(card.id)}" class="result-link"' in body
     assert f"{expected.listings[0].similarity_score:.3f}".replace(".", ",") in body
@@ -387,7 +387,10 @@ def test_hybrid_search_with_filters(staff):
     )
     assert response.status_code == 200
     expected = search.hybrid_search(
-        query="квартира з балконом", filters={"city": "Київ", "deal_type": "sale"}, limit=20
+        query="квартира з балконом",
+        filters={"city": "Київ", "deal_type": "sale"},
+        limit=20,
+        interpret=True,
     )
     body = text(response)
     assert expected.listings

@@ -1,0 +1,148 @@
+"""Search quality on labelled requests (bench_quality): precision@10 and nDCG@10 per mode,
+with and without interpretation, by slice (language, numeric constraints, typos).
+
+Each request in requests.json is judged by conditions on listing attributes, so the set
+works on any generated database: a listing is relevant when it meets them all.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.db.models import Q
+
+from listings import search
+from listings.querysets import enum_condition
+from listings.results import SearchPage
+
+REQUESTS_FILE = Path(__file__).with_name("requests.json")
+K = 10
+ENUM_JUDGES = ("window_view", "parking_type", "heating_type", "bathroom_type", "layout_type")
+EXTRA_JUDGES = (*ENUM_JUDGES, "metro", "text")
+MODES: dict[str, Callable[..., SearchPage]] = {
+    "semantic": search.semantic_search,
+    "text": search.fulltext_search,
+    "hybrid": search.hybrid_search,
+}
+SLICES: dict[str, Callable[[Mapping[str, Any]], bool]] = {
+    "all": lambda r: True,
+    "uk": lambda r: r["lang"] == "uk" and not r["typo"],
+    "ru": lambda r: r["lang"] == "ru",
+    "en": lambda r: r["lang"] == "en",
+    "typos": lambda r: bool(r["typo"]),
+    "numeric": lambda r: bool(r["numeric"]),
+    "no_numeric": lambda r: not r["numeric"],
+}
+
+
+def load_requests(path: Path = REQUESTS_FILE) -> list[dict[str, Any]]:
+    requests: list[dict[str, Any]] = json.loads(path.read_text("utf-8"))["requests"]
+    return requests
+
+
+def judged(judge: Mapping[str, Any]) -> Any:
+    """Active listings that meet every condition of `judge`."""
+    filters = {key: value for key, value in judge.items() if key not in EXTRA_JUDGES}
+    qs = search._filtered(search._resolved(filters))
+    vocab = search.live_vocabulary()
+    for column in ENUM_JUDGES:
+        if column in judge:
+            qs = qs.filter(enum_condition(column, str(judge[column]), vocab))
+    if judge.get("metro"):
+        qs = qs.filter(metro_station__isnull=False).exclude(metro_station="")
+    if judge.get("text"):
+        condition = Q()
+        for word in judge["text"]:
+            condition |= Q(title__icontains=word) | Q(description__icontains=word)
+        qs = qs.filter(condition)
+    return qs
+
+
+def ndcg(relevant: Sequence[bool], ideal_hits: int, k: int = K) -> float:
+    dcg = sum(1.0 / math.log2(rank + 2) for rank, hit in enumerate(relevant[:k]) if hit)
+    best = sum(1.0 / math.log2(rank + 2) for rank in range(min(k, ideal_hits)))
+    return dcg / best if best else 0.0
+
+
+@dataclass
+class Outcome:
+    request: dict[str, Any]
+    mode: str
+    interpret: bool
+    precision: float
+    ndcg: float
+    ms: float
+    error: str | None = None
+
+
+@dataclass
+class Report:
+    outcomes: list[Outcome] = field(default_factory=list)
+    skipped: list[int] = field(default_factory=list)  # requests no listing meets
+
+    def table(self) -> dict[str, dict[str, dict[str, float | int]]]:
+        """run ('hybrid+interpret') -> slice -> {p10, ndcg10, n}."""
+        runs: dict[str, dict[str, dict[str, float | int]]] = {}
+        for mode in MODES:
+            for interpret in (False, True):
+                name = mode + ("+interpret" if interpret else "")
+                picked = [o for o in self.outcomes if o.mode == mode and o.interpret == interpret]
+                runs[name] = {}
+                for slice_name, wanted in SLICES.items():
+                    chosen = [o for o in picked if wanted(o.request)]
+                    if not chosen:
+                        continue
+                    runs[name][slice_name] = {
+                        "p10": round(sum(o.precision for o in chosen) / len(chosen), 3),
+                        "ndcg10": round(sum(o.ndcg for o in chosen) / len(chosen), 3),
+                        "n": len(chosen),
+                    }
+                runs[name]["all"]["ms_mean"] = round(
+                    sum(o.ms for o in picked) / max(1, len(picked)), 1
+                )
+        return runs
+
+
+def run(requests: Sequence[dict[str, Any]], modes: Sequence[str] = tuple(MODES)) -> Report:
+    report = Report()
+    for request in requests:
+        relevant_qs = judged(request["judge"])
+        ideal, _ = search.capped_count(relevant_qs, K)
+        if not ideal:
+            report.skipped.append(request["id"])
+            continue
+        for mode in modes:
+            for interpret in (False, True):
+                started = time.perf_counter()
+                try:
+                    page = MODES[mode](query=request["query"], limit=K, interpret=interpret)
+                except search.SearchError as exc:
+                    outcome = Outcome(request, mode, interpret, 0.0, 0.0, 0.0, exc.code)
+                    report.outcomes.append(outcome)
+                    continue
+                ms = (time.perf_counter() - started) * 1000
+                ids = [card.id for card in page.listings]
+                hits = set(relevant_qs.filter(id__in=ids).values_list("id", flat=True))
+                marks = [listing_id in hits for listing_id in ids]
+                report.outcomes.append(
+                    Outcome(request, mode, interpret, sum(marks) / K, ndcg(marks, ideal), ms)
+                )
+    return report
+
+
+def format_table(runs: Mapping[str, Mapping[str, Mapping[str, float | int]]]) -> str:
+    slices = [name for name in SLICES if any(name in row for row in runs.values())]
+    header = f"{'run':<20}" + "".join(f"{name:>11}" for name in slices) + f"{'P@10':>8}{'ms':>7}"
+    lines = [header, "nDCG@10 by slice".rjust(len(header) // 2), "-" * len(header)]
+    for name, row in runs.items():
+        cells = "".join(f"{row[s]['ndcg10']:>11.3f}" if s in row else f"{'—':>11}" for s in slices)
+        lines.append(f"{name:<20}{cells}{row['all']['p10']:>8.3f}{row['all']['ms_mean']:>7.0f}")
+    counts = "  ".join(f"{s}={runs[next(iter(runs))][s]['n']}" for s in slices)
+    lines.append(f"requests per slice: {counts}")
+    return "\n".join(lines)

@@ -1,0 +1,8 @@
+"""Requests understood: a Ukrainian, Russian or English request read into typed filters
+plus the remaining text (parser.py), and place names resolved against the values present
+(places.py). Pure: the search layer (listings.understanding) supplies the live values."""
+
+from .parser import Chip, Interpretation, interpret
+from .places import PLACE_COLUMNS, Gazetteer
+
+__all__ = ["PLACE_COLUMNS", "Chip", "Gazetteer", "Interpretation", "interpret"]

@@ -1,0 +1,638 @@
+"""A request in Ukrainian, Russian or English read into filters plus the remaining text.
+
+Deterministic and offline: the request is cut into tokens (tokens.py), every word is
+compared by its lemmas (pymorphy3), and one rule per family takes the tokens it understands,
+in an order that settles the ambiguous ones (an area or a floor before rooms: "на 2 поверсі"
+is a floor; "500 метрів до метро" is a distance, not an area). What no rule took is the text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import vocabulary
+from ..models import BuildingType, DealType, RenovationStatus
+from .morphology import grammemes, normal, plural_only
+from .places import Gazetteer, Place, token_keys
+from .tokens import Token, tokenize
+
+_DATA: dict[str, Any] = json.loads(Path(__file__).with_name("words.json").read_text("utf-8"))
+
+
+def _set(name: str) -> frozenset[str]:
+    return frozenset(normal(word) for word in _DATA[name])
+
+
+def _map(name: str) -> dict[str, Any]:
+    return {normal(word): value for word, value in _DATA[name].items()}
+
+
+ROOMS_WORDS, NUMBER_WORDS, ORDINALS = _map("rooms_words"), _map("number_words"), _map("ordinals")
+DEAL_WORDS, PROPERTY_WORDS = _map("deal_words"), _map("property_words")
+RENOVATION_WORDS = _map("renovation_words")
+STUDIO, ROOM_UNITS, LAST = _set("studio_words"), _set("room_units"), _set("last_words")
+FLOOR_WORDS, SUFFIXES = _set("floor_words"), _set("ordinal_suffixes")
+MIN_WORDS, MAX_WORDS, NEGATIONS = _set("min_words"), _set("max_words"), _set("negations")
+FILLERS, THOUSANDS, MILLIONS = _set("filler_words"), _set("thousands"), _set("millions")
+AREA_UNITS, METRES, SQUARE = _set("area_units"), _set("area_metres"), _set("area_square")
+AREA_CUES, DISTANCE_AFTER = _set("area_cues"), _set("distance_after")
+SHORT_NOUNS, SHORT_PREPS = _set("short_rent_nouns"), _set("short_rent_preps")
+BUILDING_NOUNS, RENOVATION_NOUNS = _set("building_nouns"), _set("renovation_nouns")
+WITHOUT, WITH, BALCONY = _set("without"), _set("with"), _set("balcony_words")
+METRO_CUES, DISTRICT_CUES, NEAR = _set("metro_cues"), _set("district_cues"), _set("near_words")
+PLACE_PREPS, VIEW_WORDS, STOP_WORDS = _set("place_preps"), _set("view_words"), _set("stop_words")
+DASHES = frozenset({"-", "–", "—"})
+CONJUNCTIONS = frozenset({"і", "й", "та", "и", "and", "or", "або", ","})
+FLOOR_PREPS = frozenset({"на", "on", "the"})
+STOREYS_PREPS = frozenset({"з", "із", "зі", "of", "из", "в"})
+# Prices from which a request is a purchase, not a rent, in each currency.
+SALE_PRICE_FLOOR = {"USD": 10_000, "EUR": 10_000, "UAH": 400_000}
+# A bare area ("квартира 50 м²") is taken as this share either side.
+BARE_AREA_SPREAD = 0.1
+
+
+@dataclass(frozen=True)
+class Chip:
+    """One thing understood: its label for people, the filters it set, where it was said."""
+
+    label: str
+    filters: tuple[str, ...]
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Interpretation:
+    filters: dict[str, Any]
+    text: str
+    chips: tuple[Chip, ...] = ()
+
+
+@dataclass
+class _Quantity:
+    start: int
+    end: int
+    low: float
+    high: float | None
+    currency: str | None
+    mult: str | None
+    unit: str | None  # "area" (m²), "metres" (a length or an area), None
+
+
+@dataclass
+class _Request:
+    text: str
+    gazetteer: Gazetteer
+    property_types: Mapping[str, str]
+    currencies: Mapping[str, str]
+    tokens: list[Token] = field(default_factory=list)
+    keys: list[frozenset[str]] = field(default_factory=list)
+    used: list[bool] = field(default_factory=list)
+    filters: dict[str, Any] = field(default_factory=dict)
+    chips: list[Chip] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.tokens = tokenize(self.text)
+        self.keys = [
+            token_keys(t.low) if t.kind == "word" else frozenset({t.low}) for t in self.tokens
+        ]
+        self.used = [False] * len(self.tokens)
+
+    # --- looking at tokens -------------------------------------------------------------------
+
+    def free(self, i: int) -> bool:
+        return 0 <= i < len(self.tokens) and not self.used[i]
+
+    def kind(self, i: int) -> str | None:
+        return self.tokens[i].kind if self.free(i) else None
+
+    def low(self, i: int) -> str:
+        return self.tokens[i].low if 0 <= i < len(self.tokens) else ""
+
+    def has(self, i: int, table: frozenset[str] | Mapping[str, Any]) -> bool:
+        return self.free(i) and any(key in table for key in self.keys[i])
+
+    def value(self, i: int, table: Mapping[str, Any]) -> Any:
+        for key in sorted(self.keys[i], key=lambda k: (k != self.low(i), k)):
+            if key in table:
+                return table[key]
+        return None
+
+    def take(self, start: int, end: int, label: str, values: Mapping[str, Any]) -> None:
+        for name, value in values.items():
+            self.filters.setdefault(name, value)
+        for i in range(start, end):
+            self.used[i] = True
+        span = self.tokens[start].start, self.tokens[end - 1].end
+        self.chips.append(Chip(label, tuple(values), *span))
+
+    def skip_dot(self, j: int) -> int:
+        return j + 1 if self.kind(j) == "sym" and self.low(j) == "." else j
+
+    # --- numbers --------------------------------------------------------------------------
+
+    def multiplier(self, j: int) -> tuple[float, str | None, int]:
+        if self.kind(j) == "word":
+            if self.has(j, THOUSANDS):
+                return 1e3, self.low(j), self.skip_dot(j + 1)
+            if self.has(j, MILLIONS):
+                return 1e6, self.low(j), self.skip_dot(j + 1)
+        return 1.0, None, j
+
+    def currency(self, j: int) -> tuple[str | None, int]:
+        kind = self.kind(j)
+        if kind == "uo":
+            return "USD", j + 1
+        if kind in {"cur", "word"}:
+            for key in self.keys[j]:
+                code = vocabulary.currency_code(key, self.currencies)
+                if code:
+                    return code, self.skip_dot(j + 1)
+        return None, j
+
+    def area_unit(self, j: int) -> tuple[str | None, int]:
+        if self.kind(j) == "area" or (self.kind(j) == "word" and self.has(j, AREA_UNITS)):
+            return "area", self.skip_dot(j + 1)
+        if self.has(j, SQUARE) and self.has(j + 1, METRES):
+            return "area", self.skip_dot(j + 2)
+        if self.kind(j) == "word" and self.has(j, METRES):
+            return "metres", self.skip_dot(j + 1)
+        return None, j
+
+    def quantity(self, i: int) -> _Quantity | None:
+        j, sign = i, None
+        if self.kind(j) == "cur":
+            sign, j = self.currency(j)
+        if self.kind(j) != "num":
+            return None
+        low = self.tokens[j].number
+        factor, mult, j = self.multiplier(j + 1)
+        high = None
+        if self.low(j) in DASHES and self.kind(j + 1) == "num":
+            high = self.tokens[j + 1].number
+            high_factor, high_mult, j = self.multiplier(j + 2)
+            if high_mult:
+                factor = factor if mult else high_factor
+                mult, high = mult or high_mult, high * high_factor
+            else:
+                high *= factor
+        low *= factor
+        code, j = self.currency(j) if sign is None else (sign, j)
+        unit, j = self.area_unit(j) if code is None else (None, j)
+        return _Quantity(i, j, low, high, code, mult, unit)
+
+    def operator(self, i: int) -> tuple[str | None, int]:
+        """'min' or 'max' said before token i ("від", "не більше", "up to"), and where."""
+        j = i - 1
+        while j >= 0 and j > i - 4 and self.has(j, FILLERS):
+            j -= 1
+        if j < 0 or not self.free(j):
+            return None, i
+        kind = "min" if self.has(j, MIN_WORDS) else "max" if self.has(j, MAX_WORDS) else None
+        if kind is None:
+            return None, i
+        if j > 0 and self.has(j - 1, NEGATIONS):
+            return ("max" if kind == "min" else "min"), j - 1
+        return kind, j
+
+    def bounds(self, quantity: _Quantity, op: str | None) -> tuple[float | None, float | None]:
+        """(low, high) of a quantity after an operator; a range "від 30 до 40" too."""
+        if quantity.high is not None:
+            low, high = sorted((quantity.low, quantity.high))
+            return low, high
+        if op == "min":
+            if self.low(quantity.end) in {"до", "to", "по"} and self.kind(quantity.end + 1):
+                following = self.quantity(quantity.end + 1)
+                if following is not None and following.unit == quantity.unit:
+                    factor = 1.0
+                    if quantity.mult is None and following.mult is not None:
+                        factor = following.low / self.tokens[following.start].number
+                    quantity.currency = quantity.currency or following.currency
+                    quantity.end = following.end
+                    return quantity.low * factor, following.low
+            return quantity.low, None
+        return None, quantity.low
+
+
+def _number(value: float) -> str:
+    whole = round(value)
+    text = f"{whole:,}".replace(",", "\u00a0") if abs(value - whole) < 1e-9 else f"{value:g}"
+    return text
+
+
+def _range_label(low: float | None, high: float | None, unit: str) -> str:
+    if low is not None and high is not None:
+        return f"{_number(low)}–{_number(high)} {unit}"
+    if low is not None:
+        return f"від {_number(low)} {unit}"
+    return f"до {_number(high or 0)} {unit}"
+
+
+def _rooms_label(count: int) -> str:
+    if count % 10 == 1 and count % 100 != 11:
+        return f"{count} кімната"
+    if 2 <= count % 10 <= 4 and not 12 <= count % 100 <= 14:
+        return f"{count} кімнати"
+    return f"{count} кімнат"
+
+
+# --- the rules, in the order they run ---------------------------------------------------------
+
+
+def _metro(r: _Request) -> None:
+    for i in range(len(r.tokens)):
+        if not r.has(i, METRO_CUES):
+            continue
+        start = i - 1 if r.has(i - 1, NEAR) else i
+        j = r.skip_dot(i + 1)
+        if not r.free(j) or r.kind(j) != "word":
+            continue
+        found = r.gazetteer.match(r.keys, j, ["metro_station"])
+        if found:
+            place, size = found[0]
+            r.take(start, j + size, f"метро {place.value}", {"metro_station": place.value})
+
+
+def _area(r: _Request) -> None:
+    for i in range(len(r.tokens)):
+        if r.kind(i) != "num":
+            continue
+        quantity = r.quantity(i)
+        if quantity is None or quantity.unit is None:
+            continue
+        op, start = r.operator(i)
+        cue = any(r.has(k, AREA_CUES) for k in range(max(0, start - 3), start))
+        if quantity.unit == "metres" and (not cue or r.has(quantity.end, DISTANCE_AFTER)):
+            continue  # "500 метрів до метро": a distance
+        if r.has(quantity.end, DISTANCE_AFTER) and r.low(quantity.end + 1) == "метро":
+            continue
+        low, high = r.bounds(quantity, op)
+        if op is None and quantity.high is None:
+            low, high = quantity.low * (1 - BARE_AREA_SPREAD), quantity.low * (1 + BARE_AREA_SPREAD)
+            label = f"≈ {_number(quantity.low)} м²"
+        else:
+            label = _range_label(low, high, "м²")
+        if start > 0 and r.has(start - 1, AREA_CUES) and r.low(start - 1).startswith("площ"):
+            start -= 1
+        values = {"min_area": low, "max_area": high}
+        r.take(start, quantity.end, label, {k: v for k, v in values.items() if v is not None})
+
+
+def _price(r: _Request) -> None:
+    for i in range(len(r.tokens)):
+        if r.kind(i) not in {"num", "cur"} or "min_price" in r.filters or "max_price" in r.filters:
+            continue
+        quantity = r.quantity(i)
+        if quantity is None or quantity.unit is not None:
+            continue
+        op, start = r.operator(i)
+        low, high = r.bounds(quantity, op)  # "від 30 до 40 тисяч доларів": the unit last
+        if quantity.currency is None:
+            if quantity.mult in {"к", "k"} and quantity.low < 10_000 and op is None:
+                continue  # "2к": rooms
+            if quantity.mult is None and not (op and quantity.low >= 1000):
+                continue
+        values: dict[str, Any] = {}
+        if low is not None:
+            values["min_price"] = low
+        if high is not None:
+            values["max_price"] = high
+        values["currency"] = quantity.currency
+        label = _range_label(low, high, quantity.currency or "{currency}")
+        r.take(start, quantity.end, label, values)
+
+
+def _floor_chain(r: _Request, s: int) -> tuple[int, list[tuple[bool, int | str]], bool]:
+    """From token s: "[не] [на] першому [поверсі] [і не на останньому]" as (end, items,
+    whether a floor word was said)."""
+    items: list[tuple[bool, int | str]] = []
+    j, said, negated = s, False, False
+    while r.free(j):
+        if r.has(j, NEGATIONS):
+            negated = True
+        elif r.low(j) in FLOOR_PREPS or r.low(j) in CONJUNCTIONS:
+            pass
+        elif r.kind(j) == "word" and r.has(j, ORDINALS):
+            items.append((negated, int(r.value(j, ORDINALS))))
+            negated = False
+        elif r.kind(j) == "word" and r.has(j, LAST):
+            items.append((negated, "last"))
+            negated = False
+        elif r.kind(j) == "word" and r.has(j, FLOOR_WORDS):
+            said = True
+            j = r.skip_dot(j + 1)
+            continue
+        else:
+            break
+        j += 1
+    while j > s and (r.low(j - 1) in CONJUNCTIONS or r.has(j - 1, NEGATIONS | FLOOR_PREPS)):
+        j -= 1
+    return j, items, said
+
+
+def _floor(r: _Request) -> None:
+    for i in range(len(r.tokens)):
+        if r.kind(i) == "num":
+            j = i + 1
+            if r.low(j) == "/" and r.kind(j + 1) == "num":
+                j += 2
+            if r.low(j) in DASHES and r.kind(j + 1) == "word" and r.low(j + 1) in SUFFIXES:
+                j += 2
+            elif r.kind(j) == "word" and r.low(j) in SUFFIXES:
+                j += 1
+            if not r.has(j, FLOOR_WORDS) or r.low(i - 1) in STOREYS_PREPS:
+                continue
+            number = int(r.tokens[i].number)
+            op, start = r.operator(i)
+            on = r.low(start - 1) in FLOOR_PREPS
+            case = grammemes(r.low(j))
+            storeys = plural_only(r.low(j)) or ("gent" in case and not case & {"nomn", "loct"})
+            if storeys and not (on or op):
+                continue  # "2 поверхи", "2 этажа": how many storeys, not which floor
+            if on:
+                start -= 1
+            end = r.skip_dot(j + 1)
+            if op == "min":
+                r.take(start, end, f"від {number} поверху", {"min_floor": number})
+            elif op == "max":
+                r.take(start, end, f"до {number} поверху", {"max_floor": number})
+            else:
+                r.take(start, end, f"{number} поверх", {"floor": number})
+        elif r.has(i, frozenset(ORDINALS) | LAST | NEGATIONS | FLOOR_PREPS):
+            end, items, said = _floor_chain(r, i)
+            values: dict[str, Any] = {}
+            labels = []
+            for negated, item in items:
+                if item == "last" and negated:
+                    values["not_top_floor"] = True
+                    labels.append("не останній поверх")
+                elif item == 1 and negated:
+                    values["min_floor"] = 2
+                    labels.append("не перший поверх")
+                elif isinstance(item, int) and not negated:
+                    values["floor"] = item
+                    labels.append(f"{item} поверх")
+            if said and values:
+                r.take(i, end, ", ".join(labels), values)
+
+
+def _rooms(r: _Request) -> None:
+    for i in range(len(r.tokens)):
+        if "rooms_count" in r.filters or "min_rooms" in r.filters:
+            return
+        count = None
+        if r.kind(i) == "num" or (r.kind(i) == "word" and r.has(i, NUMBER_WORDS)):
+            count = int(r.tokens[i].number) if r.kind(i) == "num" else r.value(i, NUMBER_WORDS)
+            j, high = i + 1, None
+            if r.low(j) in DASHES and r.kind(j + 1) == "num":
+                high, j = int(r.tokens[j + 1].number), j + 2
+            while r.low(j) in DASHES or r.low(j) in {"х", "x", "ти", "ох"}:
+                j += 1
+            if not (r.kind(j) == "word" and r.has(j, ROOM_UNITS)) or not 0 < count <= 20:
+                continue
+            op, start = r.operator(i)
+            end = r.skip_dot(j + 1)
+            if high is not None:
+                low, high = sorted((count, high))
+                label = f"{low}–{_rooms_label(high)}"
+                r.take(start, end, label, {"min_rooms": low, "max_rooms": high})
+            elif op == "min":
+                r.take(start, end, f"від {_rooms_label(count)}", {"min_rooms": count})
+            elif op == "max":
+                r.take(start, end, f"до {_rooms_label(count)}", {"max_rooms": count})
+            else:
+                r.take(start, end, _rooms_label(count), {"rooms_count": count})
+        elif r.kind(i) == "word" and r.has(i, ROOMS_WORDS):
+            count = int(r.value(i, ROOMS_WORDS))
+            r.take(i, i + 1, _rooms_label(count), {"rooms_count": count})
+        elif r.kind(i) == "word" and r.has(i, STUDIO):
+            # "студія" stays in the text too: the layout is in the words, not a filter.
+            r.filters.setdefault("rooms_count", 1)
+            span = r.tokens[i].start, r.tokens[i].end
+            r.chips.append(Chip("студія (1 кімната)", ("rooms_count",), *span))
+
+
+def _deal(r: _Request) -> None:
+    for i in range(len(r.tokens)):
+        if r.kind(i) != "word":
+            continue
+        deal = None
+        end = i + 1
+        if r.low(i) in SHORT_PREPS and r.has(i + 1, SHORT_NOUNS):
+            deal, end = "rent_short", i + 2
+        elif r.has(i, DEAL_WORDS):
+            deal = r.value(i, DEAL_WORDS)
+        if deal is None:
+            continue
+        if r.filters.get("deal_type") == "rent_long" and deal == "rent_short":
+            r.filters.pop("deal_type")
+            r.chips = [chip for chip in r.chips if chip.filters != ("deal_type",)]
+        if "deal_type" not in r.filters:
+            start = i - 1 if r.low(i - 1) in {"for", "на", "в", "під"} and r.free(i - 1) else i
+            r.take(start, end, str(DealType(deal).label), {"deal_type": deal})
+        else:
+            r.used[i] = True
+
+
+def _renovation(r: _Request) -> None:
+    for i in range(len(r.tokens)):
+        if r.kind(i) != "word" or "renovation_status" in r.filters:
+            continue
+        value, end = None, i + 1
+        if r.has(i, WITHOUT) and r.has(i + 1, RENOVATION_NOUNS):
+            value, end = "none", i + 2
+        elif r.has(i + 1, RENOVATION_NOUNS) and r.has(i, RENOVATION_WORDS):
+            value, end = r.value(i, RENOVATION_WORDS), i + 2
+        elif r.has(i, RENOVATION_WORDS) and "ремонт" in r.low(i):
+            value = r.value(i, RENOVATION_WORDS)
+        elif any("ремонт" in key for key in r.keys[i]):
+            for key in r.keys[i]:
+                value = value or vocabulary.canonical("renovation_status", key)
+        if value is None:
+            continue
+        start = i - 1 if r.has(i - 1, WITH) else i
+        label = str(RenovationStatus(value).label)
+        r.take(start, end, label, {"renovation_status": value})
+
+
+def _balcony(r: _Request) -> None:
+    for i in range(len(r.tokens)):
+        if r.kind(i) == "word" and r.has(i, BALCONY) and "has_balcony" not in r.filters:
+            if r.has(i - 1, WITHOUT):
+                r.take(i - 1, i + 1, "без балкона", {"has_balcony": False})
+            else:
+                start = i - 1 if r.has(i - 1, WITH) else i
+                r.take(start, i + 1, "з балконом", {"has_balcony": True})
+
+
+def _building(r: _Request) -> None:
+    for i in range(len(r.tokens)):
+        if r.kind(i) != "word" or "building_type" in r.filters:
+            continue
+        value = None
+        for key in sorted(r.keys[i]):
+            found = vocabulary.canonical("building_type", key)
+            if found and key not in {"wood", "дерево"}:
+                value = found
+        if value is None:
+            continue
+        start = i - 1 if r.low(i - 1) in {"у", "в", "з", "із", "in"} and r.free(i - 1) else i
+        end = i + 2 if r.has(i + 1, BUILDING_NOUNS) else i + 1
+        label = f"{BuildingType(value).label} (будинок)"
+        r.take(start, end, label, {"building_type": value})
+
+
+def _property(r: _Request) -> None:
+    found: list[tuple[int, str]] = []
+    for i in range(len(r.tokens)):
+        if r.kind(i) == "word" and r.has(i, PROPERTY_WORDS):
+            slug = str(r.value(i, PROPERTY_WORDS))
+            if slug not in r.property_types:
+                continue
+            as_object = r.low(i) == "house" or grammemes(r.low(i)) & {"nomn", "accs"}
+            if slug == "house" and not as_object:
+                continue  # "у будинку", "будинку з 9 поверхів": the building a flat is in
+            found.append((i, slug))
+    if not found:
+        return
+    slugs = [slug for _, slug in found]
+    chosen = "apartment" if "apartment" in slugs else slugs[0]
+    for i, slug in found:
+        if slug == chosen:
+            r.take(i, i + 1, r.property_types[chosen], {"property_type": chosen})
+            return
+
+
+def _place_allowed(r: _Request, place: Place, i: int, cue: bool) -> bool:
+    if any(r.has(k, VIEW_WORDS) for k in (i - 1, i - 2, i - 3)):
+        return False  # "з видом на Дніпро": the river
+    if place.column == "city":
+        return True
+    if place.column == "metro_station":
+        return len(place.words) > 1 and r.tokens[i].text[:1].isupper()
+    if cue:
+        return True
+    if "ADJF" in place.grammemes:
+        genders = {"masc", "femn", "neut", "plur"}
+        return bool(grammemes(r.low(i)) & place.grammemes & genders)
+    if place.common_noun:
+        # "в центрі Ужгорода": a common word is a district only with its city named.
+        cities = r.gazetteer.cities_of.get((place.column, place.value), set())
+        named = {
+            found.value
+            for k in range(len(r.tokens))
+            if k != i and r.kind(k) == "word"
+            for found, _ in r.gazetteer.match(r.keys, k, ["city"])
+        }
+        return bool(cities & named)
+    return True
+
+
+def _places(r: _Request) -> None:
+    i = 0
+    while i < len(r.tokens):
+        if r.kind(i) != "word":
+            i += 1
+            continue
+        columns = [c for c in ("city", "district", "metro_station") if c not in r.filters]
+        taken = False
+        for place, size in r.gazetteer.match(r.keys, i, columns):
+            cue = r.has(i + size, DISTRICT_CUES) or r.has(i - 1, DISTRICT_CUES)
+            free = all(r.free(k) for k in range(i, i + size))
+            if not free or not _place_allowed(r, place, i, cue):
+                continue
+            start = i - 1 if r.has(i - 1, PLACE_PREPS) else i
+            end = i + size + (1 if r.has(i + size, DISTRICT_CUES) else 0)
+            label = place.value + (" (район)" if place.column == "district" else "")
+            r.take(start, end, label, {place.column: place.value})
+            i, taken = end, True
+            break
+        if not taken:
+            i += 1
+    _consistent_places(r)
+
+
+def _consistent_places(r: _Request) -> None:
+    """A district or station named with a city must lie in it ("центр Києва" is no district
+    of another city); otherwise it is given back to the text."""
+    city = r.filters.get("city")
+    if city is None:
+        return
+    for column in ("district", "metro_station"):
+        value = r.filters.get(column)
+        cities = r.gazetteer.cities_of.get((column, value or ""), set())
+        if value is not None and cities and city not in cities:
+            r.filters.pop(column)
+            for chip in [c for c in r.chips if c.filters == (column,)]:
+                r.chips.remove(chip)
+                for k, token in enumerate(r.tokens):
+                    if chip.start <= token.start < chip.end:
+                        r.used[k] = False
+
+
+RULES = (_metro, _area, _price, _floor, _rooms, _deal, _renovation, _balcony, _building)
+
+
+def _remaining(r: _Request) -> str:
+    words = []
+    for i, token in enumerate(r.tokens):
+        if r.used[i]:
+            continue
+        if token.kind == "sym" and token.low not in {"-", "«", "»", '"', "'"}:
+            continue
+        # A preposition or operator right before something understood went with it.
+        if token.low in STOP_WORDS and (i + 1 < len(r.tokens) and r.used[i + 1]):
+            continue
+        words.append(token.text)
+    while words and normal(words[0]) in STOP_WORDS:
+        words.pop(0)
+    while words and normal(words[-1]) in STOP_WORDS | {"-"}:
+        words.pop()
+    return " ".join(words)
+
+
+def _sale_by_price(r: _Request) -> None:
+    """A price no rent reaches ("до 60 тисяч доларів") means a purchase."""
+    if "deal_type" in r.filters:
+        return
+    amount = r.filters.get("max_price") or r.filters.get("min_price") or 0
+    floor = SALE_PRICE_FLOOR.get(r.filters["currency"])
+    if floor is not None and amount >= floor:
+        price = next(chip for chip in r.chips if "currency" in chip.filters)
+        r.filters["deal_type"] = "sale"
+        r.chips.append(Chip("продаж (за ціною)", ("deal_type",), price.start, price.end))
+
+
+def interpret(
+    text: str,
+    *,
+    gazetteer: Gazetteer,
+    property_types: Mapping[str, str],
+    currencies: Mapping[str, str],
+) -> Interpretation:
+    """`text` read into filters (names of listings.filters.Filters) and what is left of it.
+
+    `property_types`: slug -> name of the types present; `currencies`: the currency aliases
+    (vocabulary.currency_aliases). Nothing is read from the database here.
+    """
+    r = _Request(text, gazetteer, property_types, currencies)
+    for rule in RULES:
+        rule(r)
+    _property(r)
+    _places(r)
+    if "currency" in r.filters:
+        deal = r.filters.get("deal_type")
+        code = r.filters["currency"] or ("UAH" if deal in {"rent_long", "rent_short"} else "USD")
+        r.filters["currency"] = code
+        r.chips = [
+            dataclasses.replace(chip, label=chip.label.replace("{currency}", code))
+            for chip in r.chips
+        ]
+        _sale_by_price(r)
+    chips = tuple(sorted(r.chips, key=lambda chip: chip.start))
+    return Interpretation(filters=dict(r.filters), text=_remaining(r), chips=chips)

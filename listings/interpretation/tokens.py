@@ -1,0 +1,43 @@
+"""A request cut into numbers, words, currency signs and area units, with their positions."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .morphology import normal
+
+_TOKEN = re.compile(
+    r"""
+    (?P<cur>[$€₴£])
+    |(?P<area>м²|m²|м2(?!\d)|m2(?!\d)|кв\.?\s?м\b\.?|sq\.?\s?m\b\.?)
+    |(?P<uo>у\.\s?[оеo]\.?)
+    |(?P<num>\d{1,3}(?:[\u00a0\u202f\u2009 ]\d{3})+(?![\d.,])|\d+(?:[.,]\d+)?)
+    |(?P<word>[^\W\d_]+(?:['’ʼ`\-][^\W\d_]+)*)
+    |(?P<sym>[^\s\w])
+    """,
+    re.VERBOSE | re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    low: str
+    kind: str  # cur, area, uo, num, word, sym
+    start: int
+    end: int
+
+    @property
+    def number(self) -> float:
+        digits = re.sub(r"\s", "", self.text).replace(",", ".")
+        return float(digits)
+
+
+def tokenize(text: str) -> list[Token]:
+    tokens = []
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup or "sym"
+        raw = match.group()
+        tokens.append(Token(raw, normal(raw), kind, match.start(), match.end()))
+    return tokens

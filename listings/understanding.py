@@ -1,0 +1,177 @@
+"""Requests understood: the live place names, property types and currency spellings the
+parser needs, place names in filters resolved against the values present, and what was read
+merged with the caller's filters. The hook itself is listings.search.understood.
+
+The parser itself (listings.interpretation) is pure; this module gives it the live place
+names, property types and currency spellings, merges what it read with the caller's
+filters (the caller's always win) and shows both back on the page.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from django.db import DatabaseError, connections
+from pydantic import ValidationError
+
+from .errors import InvalidArgument
+from .filters import BAD_FILTER_VALUE, Filters
+from .interpretation import PLACE_COLUMNS, Gazetteer, Interpretation
+from .models import PropertyType
+from .runtime import _database, _for_a_minute
+
+logger = logging.getLogger("vmk.search")
+
+PLACE_UNKNOWN = "no listing has '{value}'; did you mean {suggestions}?"
+PLACE_UNKNOWN_NO_SUGGESTION = "no listing has '{value}'; describe_schema lists the values present"
+INTERPRET_NOT_BOOL = "'interpret' must be true or false."
+SUMMARY_PREFIX = "Зрозуміли: "
+SUMMARY_NOTHING = "Зрозуміли: лише текст (фільтрів у запиті не знайдено)"
+
+# Filters read from a query that the caller's filters override as a group: a price the caller
+# gave replaces the whole price read (bounds and currency), and so on.
+GROUPS: tuple[frozenset[str], ...] = (
+    frozenset({"min_price", "max_price", "currency"}),
+    frozenset({"rooms_count", "min_rooms", "max_rooms"}),
+    frozenset({"min_area", "max_area"}),
+    frozenset({"floor", "min_floor", "max_floor", "not_top_floor"}),
+    frozenset({"property_type", "property_type_id"}),
+)
+
+PLACES_SQL = (
+    "SELECT city::text, district::text, metro_station::text, GROUPING(district), "
+    "GROUPING(metro_station), count(*) FROM property_listings "
+    "GROUP BY GROUPING SETS ((city), (city, district), (city, metro_station))"
+)
+
+_notes: ContextVar[dict[str, dict[str, str]] | None] = ContextVar("vmk_names", default=None)
+_built: dict[str, Any] = {}
+
+
+# --- the live values -----------------------------------------------------------------------
+
+
+def _read_places() -> tuple[tuple[Any, ...], ...]:
+    try:
+        with connections["listings"].cursor() as cursor:
+            cursor.execute(PLACES_SQL)
+            return tuple(tuple(row) for row in cursor.fetchall())
+    except DatabaseError:
+        logger.warning("the place names present in property_listings could not be read")
+        return ()
+
+
+def _build(rows: tuple[tuple[Any, ...], ...]) -> Gazetteer:
+    values: dict[str, dict[str, int]] = {column: {} for column in PLACE_COLUMNS}
+    located: list[tuple[str, str, str]] = []
+    for city, district, station, no_district, no_station, count in rows:
+        if no_district and no_station:
+            column, value = "city", city
+        elif not no_district:
+            column, value = "district", district
+        else:
+            column, value = "metro_station", station
+        if value is None:
+            continue
+        present = values[column]
+        present[value] = present.get(value, 0) + int(count)
+        if column != "city" and city is not None:
+            located.append((column, value, city))
+    return Gazetteer.build(values, located)
+
+
+def live_gazetteer() -> Gazetteer:
+    """The place names present (read once a minute; rebuilt only when they change)."""
+    rows: tuple[tuple[Any, ...], ...] = _for_a_minute("places", _read_places)
+    cached = _built.get("gazetteer")
+    if cached is None or cached[0] != rows:
+        cached = _built["gazetteer"] = (rows, _build(rows))
+    gazetteer: Gazetteer = cached[1]
+    return gazetteer
+
+
+def _read_property_types() -> dict[str, str]:
+    try:
+        with _database():
+            return {t.slug: t.name for t in PropertyType.objects.all() if t.slug}
+    except DatabaseError:
+        return {}
+
+
+def live_property_types() -> dict[str, str]:
+    found: dict[str, str] = _for_a_minute("property_types", _read_property_types)
+    return found
+
+
+# --- place names in filters ----------------------------------------------------------------
+
+
+def resolve_places(filters: Filters, gazetteer: Gazetteer | None = None) -> Filters:
+    """City, district and station in the form present in the database ('Kyiv', 'Києві' ->
+    'Київ'); raises InvalidArgument naming the nearest values when a name matches none."""
+    wanted = {column: getattr(filters, column) for column in PLACE_COLUMNS}
+    if not any(wanted.values()):
+        return filters
+    gazetteer = gazetteer or live_gazetteer()
+    update: dict[str, str] = {}
+    for column, given in wanted.items():
+        if given is None or not gazetteer.values.get(column):
+            continue  # nothing read (a table without the column): the value as given
+        value = gazetteer.resolve(column, given)
+        if value is None:
+            nearest = gazetteer.nearest(column, given)
+            problem = (
+                PLACE_UNKNOWN.format(value=given, suggestions=" or ".join(nearest))
+                if nearest
+                else PLACE_UNKNOWN_NO_SUGGESTION.format(value=given)
+            )
+            raise InvalidArgument(BAD_FILTER_VALUE.format(key=column, problem=problem))
+        if value != given:
+            update[column] = value
+            notes = _notes.get()
+            if notes is not None:
+                notes[column] = {"given": given, "value": value}
+    return filters.model_copy(update=update) if update else filters
+
+
+# --- merging what was read with the caller's filters ---------------------------------
+
+
+@contextmanager
+def collecting_notes() -> Iterator[dict[str, dict[str, str]]]:
+    notes: dict[str, dict[str, str]] = {}
+    token = _notes.set(notes)
+    try:
+        yield notes
+    finally:
+        _notes.reset(token)
+
+
+def merge(explicit: Filters, read: Mapping[str, Any]) -> tuple[Filters, list[str]]:
+    """The caller's filters with what was read added where the caller said nothing about it;
+    returns the merged filters and the names read but overridden."""
+    given = set(explicit.model_fields_set)
+    kept: dict[str, Any] = {}
+    overridden: list[str] = []
+    for name, value in read.items():
+        group = next((g for g in GROUPS if name in g), frozenset({name}))
+        if group & given:
+            overridden.append(name)
+        else:
+            kept[name] = value
+    if not kept:
+        return explicit, overridden
+    try:
+        merged = Filters.model_validate(explicit.model_dump(exclude_unset=True) | kept)
+    except ValidationError:
+        return explicit, overridden + list(kept)
+    return merged, overridden
+
+
+def summary(reading: Interpretation, overridden: list[str]) -> str:
+    labels = [chip.label for chip in reading.chips if not set(chip.filters) <= set(overridden)]
+    return SUMMARY_PREFIX + " · ".join(labels) if labels else SUMMARY_NOTHING

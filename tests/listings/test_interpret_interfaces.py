@@ -1,0 +1,76 @@
+"""The admin's search page and search_listings read the request too, and can be told not to."""
+
+from __future__ import annotations
+
+import json
+from html import unescape
+from io import StringIO
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.urls import reverse
+
+pytestmark = [
+    pytest.mark.django_db(databases=["default", "listings"]),
+    pytest.mark.usefixtures("listings_access"),
+]
+
+SEMANTIC = reverse("admin:listings_propertylisting_semantic")
+REQUEST = "двокімнатна квартира у Львові з балконом"
+
+
+@pytest.fixture
+def staff(client):
+    user = get_user_model().objects.create_superuser("boss", "boss@example.com", "pw-not-used")
+    client.force_login(user)
+    return client
+
+
+def test_the_admin_page_shows_what_it_read_as_removable_chips(staff):
+    response = staff.get(SEMANTIC, {"query": REQUEST, "mode": "hybrid"})
+    assert response.status_code == 200
+    chips = response.context["chips"]
+    assert [chip["label"] for chip in chips] == [
+        "2 кімнати",
+        "Квартира",
+        "Львів",
+        "з балконом",
+    ]
+    body = unescape(response.content.decode())
+    assert "Зрозуміли:" in body
+    page = response.context["page"]
+    assert all(card.city == "Львів" and card.rooms_count == 2 for card in page.listings)
+    # Removing the city chip searches again without the words it was read from.
+    removed = parse_qs(urlsplit(chips[2]["remove"]).query)
+    assert removed["query"] == ["двокімнатна квартира з балконом"]
+    again = staff.get(SEMANTIC, {k: v[0] for k, v in removed.items()})
+    assert "Львів" not in [chip["label"] for chip in again.context["chips"]]
+
+
+def test_the_admin_page_can_search_the_text_as_it_is(staff):
+    response = staff.get(SEMANTIC, {"query": REQUEST, "mode": "semantic", "interpret": "0"})
+    assert response.status_code == 200
+    assert response.context["chips"] == []
+    assert response.context["page"].interpreted is None
+    assert "Зрозуміли:" not in unescape(response.content.decode())
+
+
+def run(*args: str) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+def test_search_listings_reads_the_request_unless_told_not_to():
+    table = run("search_listings", REQUEST, "--mode", "text", "--limit", "5")
+    assert "Зрозуміли: 2 кімнати · Квартира · Львів · з балконом" in table
+    read = json.loads(run("search_listings", REQUEST, "--mode", "hybrid", "--json"))
+    assert read["interpreted"]["filters"]["city"] == "Львів"
+    assert all(card["city"] == "Львів" for card in read["listings"])
+    plain = json.loads(
+        run("search_listings", REQUEST, "--mode", "hybrid", "--json", "--no-interpret")
+    )
+    assert plain["interpreted"] is None
+    assert "Зрозуміли" not in run("search_listings", REQUEST, "--no-interpret", "--limit", "3")

@@ -1,0 +1,190 @@
+"""The request parser on its own: every family it reads, and what it must leave alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from listings import vocabulary
+from listings.interpretation import Gazetteer, interpret
+
+PROPERTY_TYPES = {
+    "apartment": "Квартира",
+    "house": "Будинок",
+    "room": "Кімната",
+    "land": "Земельна ділянка",
+    "garage": "Гараж",
+    "office": "Офіс",
+    "commercial": "Комерційна нерухомість",
+}
+VALUES = {
+    "city": {"Київ": 900, "Львів": 300, "Харків": 300, "Дніпро": 250, "Одеса": 300, "Ужгород": 80},
+    "district": {"Печерський": 50, "Оболонський": 90, "Центр": 60, "Сихівський": 40},
+    "metro_station": {"Арсенальна": 6, "Оболонь": 15, "Золоті ворота": 6, "Дніпро": 6},
+}
+LOCATED = [
+    ("district", "Печерський", "Київ"),
+    ("district", "Оболонський", "Київ"),
+    ("district", "Центр", "Ужгород"),
+    ("district", "Сихівський", "Львів"),
+    ("metro_station", "Арсенальна", "Київ"),
+    ("metro_station", "Золоті ворота", "Київ"),
+]
+
+
+@pytest.fixture(scope="module")
+def gazetteer() -> Gazetteer:
+    return Gazetteer.build(VALUES, LOCATED)
+
+
+def read(text: str, gazetteer: Gazetteer):
+    currencies = vocabulary.currency_aliases({}, ["USD", "EUR", "UAH"])
+    return interpret(
+        text, gazetteer=gazetteer, property_types=PROPERTY_TYPES, currencies=currencies
+    )
+
+
+CASES = [
+    # rooms
+    ("двокімнатна квартира", {"rooms_count": 2, "property_type": "apartment"}),
+    ("2-кімнатна", {"rooms_count": 2}),
+    ("2к у Львові", {"rooms_count": 2, "city": "Львів"}),
+    ("однушка", {"rooms_count": 1}),
+    ("шукаю трикімнатну", {"rooms_count": 3}),
+    ("студія", {"rooms_count": 1}),
+    ("2-3 кімнати", {"min_rooms": 2, "max_rooms": 3}),
+    ("двухкомнатная квартира", {"rooms_count": 2}),
+    ("3 bedroom flat", {"rooms_count": 3, "property_type": "apartment"}),
+    # prices
+    ("до 60 тисяч доларів", {"max_price": 60000, "currency": "USD", "deal_type": "sale"}),
+    ("до 2 млн грн", {"max_price": 2_000_000, "currency": "UAH"}),
+    ("від 500$", {"min_price": 500, "currency": "USD"}),
+    ("$60k", {"max_price": 60000, "currency": "USD"}),
+    ("30-40 тис. у.о.", {"min_price": 30000, "max_price": 40000, "currency": "USD"}),
+    ("від 30 до 40 тисяч доларів", {"min_price": 30000, "max_price": 40000}),
+    ("дешевше 15000 гривень", {"max_price": 15000, "currency": "UAH"}),
+    ("не дорожче 900 євро", {"max_price": 900, "currency": "EUR"}),
+    ("оренда до 20 тисяч", {"max_price": 20000, "currency": "UAH", "deal_type": "rent_long"}),
+    ("under $100k", {"max_price": 100000, "currency": "USD"}),
+    # area
+    ("понад 100 квадратних метрів", {"min_area": 100}),
+    ("від 50 м²", {"min_area": 50}),
+    ("до 40 кв.м", {"max_area": 40}),
+    ("площею 60-80 м2", {"min_area": 60, "max_area": 80}),
+    # floor
+    ("на першому поверсі", {"floor": 1}),
+    ("на 5 поверсі", {"floor": 5}),
+    ("не на останньому поверсі", {"not_top_floor": True}),
+    ("не на першому і не на останньому поверсі", {"min_floor": 2, "not_top_floor": True}),
+    ("на втором этаже", {"floor": 2}),
+    # deal type
+    ("оренда квартири", {"deal_type": "rent_long"}),
+    ("зняти квартиру", {"deal_type": "rent_long"}),
+    ("квартира подобово", {"deal_type": "rent_short"}),
+    ("квартира на добу", {"deal_type": "rent_short"}),
+    ("купити квартиру", {"deal_type": "sale"}),
+    ("продаж будинку", {"deal_type": "sale"}),
+    ("снять квартиру посуточно", {"deal_type": "rent_short"}),
+    ("flat for rent", {"deal_type": "rent_long"}),
+    # property type
+    ("будинок з садом", {"property_type": "house"}),
+    ("ділянка під забудову", {"property_type": "land"}),
+    ("кімната для студента", {"property_type": "room"}),
+    ("гараж", {"property_type": "garage"}),
+    ("офіс в центрі", {"property_type": "office"}),
+    # places
+    ("у Львові", {"city": "Львів"}),
+    ("в Києві", {"city": "Київ"}),
+    ("на Оболоні", {"district": "Оболонський"}),
+    ("у Печерському районі", {"district": "Печерський"}),
+    ("біля метро Арсенальна", {"metro_station": "Арсенальна"}),
+    ("біля метро Золоті ворота", {"metro_station": "Золоті ворота"}),
+    ("в Киеве", {"city": "Київ"}),
+    ("Харьков", {"city": "Харків"}),
+    ("Kyiv", {"city": "Київ"}),
+    ("flat in Lviv", {"city": "Львів"}),
+    ("в центрі Ужгорода", {"city": "Ужгород", "district": "Центр"}),
+    # building, renovation, balcony
+    ("панельний будинок", {"building_type": "panel"}),
+    ("у цегляному будинку", {"building_type": "brick"}),
+    ("в кирпичном доме", {"building_type": "brick"}),
+    ("з євроремонтом", {"renovation_status": "euro"}),
+    ("без ремонту", {"renovation_status": "none"}),
+    ("с евроремонтом", {"renovation_status": "euro"}),
+    ("з балконом", {"has_balcony": True}),
+    ("без балкона", {"has_balcony": False}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), CASES, ids=[case[0] for case in CASES])
+def test_each_family_is_read(gazetteer, text, expected):
+    found = read(text, gazetteer).filters
+    assert {key: found.get(key) for key in expected} == expected
+
+
+NOT_READ = [
+    # "на 2 поверсі будинку з 9": floor 2, not two rooms, not a house, not floor 9
+    (
+        "квартира на 2 поверсі будинку з 9",
+        {"floor": 2, "property_type": "apartment"},
+        ["rooms_count", "min_floor", "max_floor"],
+    ),
+    ("2 этажа", {}, ["floor", "rooms_count"]),
+    ("500 метрів до метро", {}, ["min_area", "max_area", "max_price", "min_price"]),
+    ("500 м до метро", {}, ["min_area", "max_area"]),
+    ("з видом на Дніпро", {}, ["city", "metro_station"]),
+    ("центральне опалення", {}, ["district"]),
+    ("квартира в центрі Києва", {"city": "Київ"}, ["district"]),
+    ("будинок 2005 року", {"property_type": "house"}, ["min_price", "max_price"]),
+    ("2 поверхи", {}, ["rooms_count", "floor"]),
+    ("з ремонтом", {}, ["renovation_status"]),
+    ("ціна в євро", {}, ["renovation_status"]),
+    ("простора квартира", {"property_type": "apartment"}, ["min_area"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected", "absent"), NOT_READ, ids=[case[0] for case in NOT_READ]
+)
+def test_what_must_not_be_read(gazetteer, text, expected, absent):
+    found = read(text, gazetteer).filters
+    assert {key: found.get(key) for key in expected} == expected
+    assert [key for key in absent if key in found] == []
+
+
+def test_the_issue_example_leaves_the_words_that_are_not_filters(gazetteer):
+    reading = read("двокімнатна квартира до 60 тисяч доларів біля метро", gazetteer)
+    assert reading.filters == {
+        "rooms_count": 2,
+        "property_type": "apartment",
+        "max_price": 60000.0,
+        "currency": "USD",
+        "deal_type": "sale",
+    }
+    assert reading.text == "біля метро"
+    labels = [chip.label for chip in reading.chips]
+    assert labels[:3] == ["2 кімнати", "Квартира", "до 60\u00a0000 USD"]
+
+
+def test_chips_point_at_the_words_they_were_read_from(gazetteer):
+    text = "трикімнатна квартира у Львові з балконом"
+    reading = read(text, gazetteer)
+    spans = {chip.label: text[chip.start : chip.end] for chip in reading.chips}
+    assert spans["3 кімнати"] == "трикімнатна"
+    assert spans["Львів"] == "у Львові"
+    assert spans["з балконом"] == "з балконом"
+    assert reading.text == ""
+
+
+def test_a_request_without_constraints_is_all_text(gazetteer):
+    reading = read("затишна світла оселя для сім'ї біля парку", gazetteer)
+    assert reading.filters == {}
+    assert reading.text == "затишна світла оселя для сім'ї біля парку"
+
+
+def test_places_resolve_in_any_case_inflection_and_spelling(gazetteer):
+    for given in ("Київ", "київ", "КИЇВ", "Києві", "Киев", "Киеве", "Kyiv", "Kiev"):
+        assert gazetteer.resolve("city", given) == "Київ", given
+    assert gazetteer.resolve("district", "Печерский") == "Печерський"
+    assert gazetteer.resolve("metro_station", "золоті ворота") == "Золоті ворота"
+    assert gazetteer.resolve("city", "Лондон") is None
+    assert gazetteer.nearest("city", "Кийв")[0] == "Київ"

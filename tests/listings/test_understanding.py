@@ -1,0 +1,129 @@
+"""Requests understood through the search layer: the filters read are applied and shown,
+the caller's filters win, interpret=false is the search as before, place names resolve."""
+
+from __future__ import annotations
+
+import pytest
+
+from listings import search, understanding
+from listings.errors import InvalidArgument
+from listings.filters import BAD_FILTER_VALUE
+from listings.models import PropertyListing
+
+pytestmark = pytest.mark.usefixtures("listings_access")
+
+REQUEST = "двокімнатна квартира до 60 тисяч доларів біля метро"
+RATES = {"USD": 1.0}
+
+
+def usd(card) -> float:
+    from django.conf import settings
+
+    rates = settings.EXCHANGE_RATES
+    return card.price * rates["USD"] / rates[card.currency]
+
+
+@pytest.mark.parametrize(
+    "run", [search.semantic_search, search.fulltext_search, search.hybrid_search]
+)
+def test_interpret_false_is_the_search_as_before(run):
+    for query, filters in [(REQUEST, None), ("квартира з балконом", {"city": "Київ"})]:
+        before = run.__wrapped__(query=query, filters=filters, limit=10)
+        assert run(query=query, filters=filters, limit=10, interpret=False) == before
+        assert run(query=query, filters=filters, limit=10) == before
+        assert before.interpreted is None
+
+
+@pytest.mark.parametrize(
+    "run", [search.semantic_search, search.fulltext_search, search.hybrid_search]
+)
+def test_the_request_is_read_into_filters_and_every_result_meets_them(run):
+    page = run(query=REQUEST, limit=10, interpret=True)
+    assert page.interpreted is not None
+    assert page.interpreted.filters["rooms_count"] == 2
+    assert page.interpreted.text == "біля метро"
+    assert page.interpreted.summary.startswith("Зрозуміли: 2 кімнати · Квартира · до 60")
+    assert page.query == REQUEST
+    assert page.filters["rooms_count"] == 2 and page.filters["max_price"] == 60000
+    assert len(page.listings) == 10
+    for card in page.listings:
+        assert card.rooms_count == 2
+        assert card.property_type == "Квартира"
+        assert card.deal_type == "sale"
+        assert usd(card) <= 60000 + 0.01
+
+
+def test_the_same_request_uninterpreted_ranks_other_listings_first():
+    plain = search.hybrid_search(query=REQUEST, limit=10)
+    assert any(card.rooms_count != 2 or usd(card) > 60000 for card in plain.listings)
+
+
+def test_the_callers_filters_win():
+    page = search.hybrid_search(
+        query="двокімнатна квартира у Львові",
+        filters={"rooms_count": 3, "city": "Київ"},
+        limit=10,
+        interpret=True,
+    )
+    assert page.filters["rooms_count"] == 3 and page.filters["city"] == "Київ"
+    assert set(page.interpreted.overridden) == {"rooms_count", "city"}
+    assert all(card.rooms_count == 3 and card.city == "Київ" for card in page.listings)
+    assert "2 кімнати" not in page.interpreted.summary
+
+
+def test_a_request_that_is_all_filters_is_a_pure_filter_in_full_text():
+    page = search.fulltext_search(query="трикімнатна квартира у Львові", interpret=True)
+    assert page.mode == "filter"
+    assert page.interpreted.text == ""
+    expected = PropertyListing.objects.filter(
+        rooms_count=3, city="Львів", property_type__slug="apartment", listing_status="active"
+    ).count()
+    assert page.total == expected
+
+
+@pytest.mark.parametrize("given", ["Kyiv", "київ", "Києві", "Киев", "  КИЇВ "])
+def test_place_names_in_filters_resolve_to_the_value_present(given):
+    page = search.fulltext_search(filters={"city": given}, limit=5)
+    assert page.filters["city"] == "Київ"
+    assert all(card.city == "Київ" for card in page.listings)
+    if given.strip() != "Київ":
+        assert page.names_resolved == {"city": {"given": given.strip(), "value": "Київ"}}
+
+
+def test_place_names_resolve_in_stats_too():
+    stats = search.listing_stats(filters={"city": "Lviv"})
+    assert stats.filters["city"] == "Львів"
+    assert (
+        stats.total == PropertyListing.objects.filter(city="Львів", listing_status="active").count()
+    )
+
+
+def test_a_place_that_matches_nothing_is_an_error_naming_the_nearest():
+    with pytest.raises(InvalidArgument) as error:
+        search.semantic_search(query="квартира", filters={"city": "Кииев"})
+    nearest = understanding.live_gazetteer().nearest("city", "Кииев")
+    assert nearest[0] == "Київ"
+    assert error.value.message == BAD_FILTER_VALUE.format(
+        key="city",
+        problem=understanding.PLACE_UNKNOWN.format(value="Кииев", suggestions=" or ".join(nearest)),
+    )
+    with pytest.raises(InvalidArgument) as error:
+        search.fulltext_search(filters={"district": "Zzzzz"})
+    assert error.value.message == BAD_FILTER_VALUE.format(
+        key="district", problem=understanding.PLACE_UNKNOWN_NO_SUGGESTION.format(value="Zzzzz")
+    )
+
+
+def test_interpret_must_be_a_boolean():
+    with pytest.raises(InvalidArgument) as error:
+        search.hybrid_search(query="квартира", interpret="yes")
+    assert error.value.message == understanding.INTERPRET_NOT_BOOL
+
+
+def test_not_top_floor_keeps_listings_below_the_top():
+    page = search.fulltext_search(
+        query="квартира не на останньому поверсі", limit=50, interpret=True
+    )
+    assert page.filters["not_top_floor"] is True
+    assert page.listings
+    assert all(card.floor < card.floors_count for card in page.listings)
