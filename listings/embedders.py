@@ -482,7 +482,7 @@ class QueryEmbedder:
 
 
 def build_embedder() -> QueryEmbedder:
-    """A QueryEmbedder as settings describe it (EMBEDDER = "offline" | "ollama")."""
+    """A QueryEmbedder as settings describe it (EMBEDDER = "offline" | "e5" | "ollama")."""
     embedder: Embedder
     if settings.EMBEDDER == "ollama":
         embedder = OllamaEmbedder(
@@ -495,6 +495,15 @@ def build_embedder() -> QueryEmbedder:
             embedder,
             query_prefix=settings.OLLAMA_QUERY_PREFIX,
             document_prefix=settings.OLLAMA_DOCUMENT_PREFIX,
+            cache_size=settings.EMBEDDING_CACHE_SIZE,
+        )
+    if settings.EMBEDDER == "e5":
+        from .embedders_e5 import PASSAGE_PREFIX, QUERY_PREFIX, E5Embedder
+
+        return QueryEmbedder(
+            E5Embedder(dimension=settings.EMBEDDING_DIM, threads=settings.E5_THREADS),
+            query_prefix=QUERY_PREFIX,
+            document_prefix=PASSAGE_PREFIX,
             cache_size=settings.EMBEDDING_CACHE_SIZE,
         )
     embedder = OfflineEmbedder(dimension=settings.EMBEDDING_DIM)

