@@ -33,10 +33,17 @@ def normal(word: str) -> str:
     return word.casefold().translate(APOSTROPHES).replace("ё", "е")
 
 
+# The longest word analysed: pymorphy3 guesses an unknown word by recursing on ever shorter
+# prefixes (one frame per letter), so a run of thousands of letters — in a query or in a
+# foreign database's city column — would exhaust the stack. No Ukrainian word is this long.
+LONGEST_WORD = 60
+
+
 @functools.lru_cache(maxsize=100_000)
 def parses(word: str) -> tuple[Any, ...]:
-    """Up to four Ukrainian and three Russian analyses of a (normalised) word."""
-    if not any(ch.isalpha() for ch in word) or word.isascii():
+    """Up to four Ukrainian and three Russian analyses of a (normalised) word; none for a
+    word longer than LONGEST_WORD."""
+    if len(word) > LONGEST_WORD or not any(ch.isalpha() for ch in word) or word.isascii():
         return ()
     found = tuple(analyzer("uk").parse(word)[:4])
     if not UKRAINIAN_ONLY.intersection(word):  # no Russian word has і, ї, є, ґ or '
@@ -57,7 +64,8 @@ def grammemes(word: str) -> frozenset[str]:
     word = normal(word)
     found: set[str] = set()
     analyses = parses(word)
-    if RUSSIAN_ONLY.intersection(word):  # the Ukrainian analyses of "этажа" are guesses
+    if RUSSIAN_ONLY.intersection(word) and len(word) <= LONGEST_WORD:
+        # the Ukrainian analyses of "этажа" are guesses
         analyses = tuple(analyzer("ru").parse(word)[:3])
     for parse in analyses:
         found |= set(parse.tag.grammemes)
@@ -75,6 +83,8 @@ def inflections(word: str) -> frozenset[str]:
     """Every form of the lexeme `word` is the dictionary form of (Ukrainian, then Russian)."""
     word = normal(word)
     found = {word}
+    if len(word) > LONGEST_WORD:
+        return frozenset(found)
     for lang in ("uk", "ru"):
         for parse in analyzer(lang).parse(word)[:3]:
             if normal(parse.normal_form) == word or normal(parse.word) == word:

@@ -6,6 +6,7 @@ import pytest
 
 from listings import vocabulary
 from listings.interpretation import Gazetteer, interpret
+from listings.interpretation import morphology
 
 PROPERTY_TYPES = {
     "apartment": "Квартира",
@@ -188,3 +189,16 @@ def test_places_resolve_in_any_case_inflection_and_spelling(gazetteer):
     assert gazetteer.resolve("metro_station", "золоті ворота") == "Золоті ворота"
     assert gazetteer.resolve("city", "Лондон") is None
     assert gazetteer.nearest("city", "Кийв")[0] == "Київ"
+
+
+def test_a_word_of_thousands_of_letters_is_read_without_exhausting_the_stack(gazetteer):
+    # pymorphy3 guesses an unknown word one prefix letter per frame: a foreign database's
+    # city of 5 000 letters (or such a query) raised RecursionError before words were bounded.
+    huge = "ж" * 5000
+    assert morphology.lemmas(huge) == frozenset({huge})
+    assert morphology.grammemes(huge) == frozenset()
+    assert morphology.inflections(huge) == frozenset({huge})
+    assert morphology.lemmas("квартири") >= {"квартира"}
+    assert Gazetteer.build({**VALUES, "city": {**VALUES["city"], huge.capitalize(): 1}}, LOCATED)
+    understood = read(f"двокімнатна {huge} у Львові", gazetteer)
+    assert understood.filters["rooms_count"] == 2 and huge in understood.text
