@@ -22,13 +22,18 @@ QUERY = "двокімнатна квартира біля метро з балк
 FTS_WARNING = capabilities.FTS_CONFIG_MISSING.format(config="ukrainian", fallback="simple")
 
 
+INTERPRETING = {"search_similar_listings", "search_by_metadata", "hybrid_search"}
+
+
 async def fifty_cards(client: Client, tool: str, arguments: dict) -> tuple[object, list[dict]]:
+    # The query as it is: reading constraints out of it is tested in test_interpret_tools.py.
+    raw = {"interpret": False} if tool in INTERPRETING else {}
     """The first result and the first 50 cards, over as many pages as the budget makes."""
     cards: list[dict] = []
     first = None
     offset = 0
     while len(cards) < 50:
-        result = await client.call_tool(tool, {**arguments, "limit": 50, "offset": offset})
+        result = await client.call_tool(tool, {**arguments, "limit": 50, "offset": offset, **raw})
         first = first or result
         page = result.structured_content
         cards += page["listings"]
@@ -86,11 +91,15 @@ def indexed_server(indexed_database, tmp_path_factory):
 async def test_without_the_ukrainian_config_text_search_falls_back_to_simple(bare_server):
     async with Client(bare_server.mcp_url) as client:
         for _ in range(2):
-            text = await client.call_tool("search_by_metadata", {"query": "квартира"})
+            text = await client.call_tool(
+                "search_by_metadata", {"query": "квартира", "interpret": False}
+            )
             assert not text.is_error, text.content[0].text
             assert text.structured_content["fts_config"] == "simple"
             assert text.structured_content["mode"] == "fulltext"
-        hybrid = await client.call_tool("hybrid_search", {"query": QUERY, "limit": 5})
+        hybrid = await client.call_tool(
+            "hybrid_search", {"query": QUERY, "limit": 5, "interpret": False}
+        )
         assert not hybrid.is_error, hybrid.content[0].text
         assert hybrid.structured_content["fts_config"] == "simple"
         assert len(hybrid.structured_content["listings"]) == 5
@@ -111,7 +120,9 @@ async def test_without_the_ukrainian_config_text_search_falls_back_to_simple(bar
 async def test_without_an_hnsw_index_vector_search_says_it_ran_exactly(bare_server):
     async with Client(bare_server.mcp_url) as client:
         page = (
-            await client.call_tool("search_similar_listings", {"query": QUERY, "limit": 5})
+            await client.call_tool(
+                "search_similar_listings", {"query": QUERY, "limit": 5, "interpret": False}
+            )
         ).structured_content
         schema = (await client.call_tool("describe_schema", {})).structured_content
     assert page["index_used"] == search.EXACT_PATH
