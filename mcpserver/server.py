@@ -83,17 +83,16 @@ ListingId = Annotated[int, Field(ge=1, description="The listing's id, as returne
 CollapseDuplicates = Annotated[
     bool,
     Field(
-        description="Fold listings of the same property on this page into one card "
-        "(duplicate_ids, duplicates_note 'ще N оголошення цього об'єкта'); false shows all."
+        description="Fold listings of one property on this page into one card "
+        "(duplicate_ids); false shows all."
     ),
 ]
 
 Interpret = Annotated[
     bool,
     Field(
-        description="Read constraints said in the query ('двокімнатна до 60 тисяч доларів у "
-        "Львові') into filters; your own filters win. The result's `interpreted` shows what "
-        "was read and the text searched for. false: the query is searched as it is."
+        description="Read constraints in the query (rooms, price, area, place...) into "
+        "filters; yours win; see `interpreted`. false: search the text as it is."
     ),
 ]
 

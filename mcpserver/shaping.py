@@ -69,6 +69,12 @@ def brief_card(card: dict[str, Any]) -> dict[str, Any]:
     return brief
 
 
+def without_nulls(card: dict[str, Any]) -> dict[str, Any]:
+    """The card without its null fields (scores of another mode, no duplicates note...):
+    an absent field reads as null, and ten cards are a kilobyte shorter."""
+    return {name: value for name, value in card.items() if value is not None}
+
+
 def full_card(card: dict[str, Any], detail: dict[str, Any] | None) -> dict[str, Any]:
     if detail is None:
         return card
@@ -128,6 +134,7 @@ def shape_page(
     """The page at `detail`, with has_more/next_offset, cut at a whole card to `max_tokens`
     (its text and its cards' resource links together)."""
     cards: list[dict[str, Any]] = page["listings"]
+    compact = [without_nulls(card) for card in cards]
     if detail == "brief":
         shaped = {name: page[name] for name in BRIEF_PAGE_FIELDS if name in page}
         if "untrusted_content" in shaped:  # of a brief card's texts, only the title
@@ -135,10 +142,10 @@ def shape_page(
         shown = [brief_card(card) for card in cards]
     elif detail == "full":
         shaped = dict(page)
-        shown = [full_card(card, (details or {}).get(card["id"])) for card in cards]
+        shown = [without_nulls(full_card(card, (details or {}).get(card["id"]))) for card in cards]
     else:
         shaped = dict(page)
-        shown = list(cards)
+        shown = list(compact)
     shaped["detail"] = detail
     rows = max(_rows(cards), len(cards) + page.get("duplicates_collapsed", 0))
     kept = len(shown)
@@ -152,9 +159,9 @@ def shape_page(
         size = len(compact_json(candidate).encode()) + link_bytes(shown[:kept])
         if kept == 0 or estimate_tokens(size) <= max_tokens:
             return candidate
-        if kept == 1 and shown[0] is not cards[0]:
+        if kept == 1 and shown[0] is not compact[0]:
             # A full card too large alone: its card (a few KB) instead, so the page moves on.
-            shown[0] = cards[0]
+            shown[0] = compact[0]
             continue
         kept -= 1
 

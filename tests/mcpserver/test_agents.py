@@ -218,7 +218,7 @@ async def test_the_seeds_request_shapes_are_aliases(mcp_server, mode):
         schema = (await client.call_tool("describe_schema", {})).structured_content
     assert unknown == {
         "error": "Unknown argument 'page_size'. Allowed arguments: query, filters, limit, "
-        "offset, collapse_duplicates, detail.",
+        "offset, interpret, collapse_duplicates, detail.",
         "code": "invalid_argument",
     }
     assert conflict["error"] == (
