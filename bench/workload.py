@@ -303,7 +303,7 @@ def seeded_cases(seed: int, calls: int) -> list[Case]:
     if not ids:
         raise NotFound(NO_EMBEDDED_LISTINGS)
     embedder = get_embedder()
-    vectors = {q: embedder.embed_query_sync(q) for q in QUERIES}
+    vectors = {q: embedder.embed_query(q) for q in QUERIES}
     return build_cases(seed, calls, vectors, ids)
 
 
@@ -518,10 +518,10 @@ def embedding_figures(samples: int = 20) -> dict[str, Any]:
     for index in range(samples):
         text = f"{QUERIES[index % len(QUERIES)]} варіант {index} {time.monotonic_ns()}"
         started = time.perf_counter()
-        embedder.embed_query_sync(text)
+        embedder.embed_query(text)
         misses.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        embedder.embed_query_sync(text)
+        embedder.embed_query(text)
         hits.append((time.perf_counter() - started) * 1000)
     return {
         "embedder": embedder.name,
@@ -577,7 +577,7 @@ def recall_check(queries_per_bucket: int = 8) -> list[dict[str, Any]]:
             for query in QUERIES[:queries_per_bucket]:
                 page = search.semantic_search(query=query, filters=filters, limit=10)
                 got = [card.id for card in page.listings]
-                exact = exact_top10(conn, get_embedder().embed_query_sync(query), filters)
+                exact = exact_top10(conn, get_embedder().embed_query(query), filters)
                 recalls.append(len(set(got) & set(exact)) / max(len(exact), 1))
                 if len(got) < min(10, matching):
                     short += 1

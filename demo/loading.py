@@ -95,7 +95,7 @@ def load_synthetic_listings(
         from listings.embedders import get_embedder
 
         query_embedder = get_embedder()
-        embed = query_embedder.embed_documents_sync
+        embed = query_embedder.embed_documents
         embedder_name = query_embedder.name
     if meta.get("embedder") and embedder_name and meta["embedder"] != embedder_name:
         raise ValueError(

@@ -107,7 +107,7 @@ def _embedder_probe() -> Check:
 
     embedder = get_embedder()
     try:
-        embedder.verify_sync()
+        embedder.verify()
     except SearchError as exc:
         return Check("embedder probe", "fail", exc.message)
     except Exception as exc:  # noqa: BLE001 - reported by type, never with internals

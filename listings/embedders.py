@@ -11,16 +11,11 @@ embedder has a `name` ("<kind>:<model>") that is recorded beside the vectors it 
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import math
-import ssl
 import threading
-import time
-import weakref
 from collections import OrderedDict
-from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 import httpx
@@ -75,17 +70,11 @@ EMBEDDER_WRONG_DIMENSION = (
     "use the model that built the stored embeddings"
 )
 HEALTH_TIMEOUT = "The {kind} embedder did not answer the health probe within {timeout:g} s"
-SYNC_IN_EVENT_LOOP = (
-    "embed_*_sync() was called from a running event loop: await embed_query() / "
-    "embed_documents() instead"
-)
 
 OFFLINE_MODEL = "use-multilingual-v3-512"
 OFFLINE_NATIVE_DIM = 512
 # A short, ordinary text: embedding it proves the model answers with the right dimension.
 PROBE_TEXT = "двокімнатна квартира біля метро"
-
-_T = TypeVar("_T")
 
 
 class Embedder(Protocol):
@@ -93,12 +82,14 @@ class Embedder(Protocol):
 
     `name` is "<kind>:<model>" (e.g. "ollama:nomic-embed-text"); it identifies the vectors
     and is stored beside them. `embed` gets raw texts: prefixes are the caller's business.
+    It is synchronous and may block: searches run in worker threads, and async callers
+    wrap it (asyncio.to_thread, sync_to_async).
     """
 
     name: str
     dimension: int
 
-    async def embed(self, texts: list[str]) -> list[list[float]]: ...
+    def embed(self, texts: list[str]) -> list[list[float]]: ...
 
 
 def public_url(url: str) -> str:
@@ -117,10 +108,10 @@ def _one_line(text: str, limit: int = 200) -> str:
 
 
 class OllamaEmbedder:
-    """`POST {host}/api/embed` on an Ollama server.
+    """`POST {host}/api/embed` on an Ollama server, through one `httpx.Client`.
 
-    One httpx client per event loop: a client's connection pool is bound to the loop that
-    first used it, and sync callers run each call on a fresh loop (see QueryEmbedder).
+    Searches run in worker threads, and an httpx client can be shared between threads: one
+    client (one connection pool) serves every caller, made on first use.
     """
 
     def __init__(
@@ -140,69 +131,35 @@ class OllamaEmbedder:
         self.name = f"ollama:{model}"
         self.public_host = public_url(self.host)
         self.description = f"Ollama model {model} at {self.public_host}"
-        # Each loop's client, with the async generator that closes it when the loop ends.
-        self._clients: weakref.WeakKeyDictionary[
-            asyncio.AbstractEventLoop, tuple[httpx.AsyncClient, AsyncGenerator[None, None]]
-        ] = weakref.WeakKeyDictionary()
+        self._client: httpx.Client | None = None
         self._lock = threading.Lock()
-        self._ssl_context: ssl.SSLContext | None = None
 
-    async def embed(self, texts: list[str]) -> list[list[float]]:
+    def embed(self, texts: list[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
-            vectors.extend(await self._embed_batch(texts[start : start + self.batch_size]))
+            vectors.extend(self._embed_batch(texts[start : start + self.batch_size]))
         return vectors
 
-    async def aclose(self) -> None:
-        """Close the running event loop's HTTP client now rather than when the loop ends."""
+    def close(self) -> None:
+        """Close the HTTP client's connections; the next call opens a new client."""
         with self._lock:
-            entry = self._clients.get(asyncio.get_running_loop())
-        if entry is not None:
-            await entry[1].aclose()
+            client, self._client = self._client, None
+        if client is not None:
+            client.close()
 
-    async def _client(self) -> httpx.AsyncClient:
-        loop = asyncio.get_running_loop()
+    def _http(self) -> httpx.Client:
         with self._lock:
-            entry = self._clients.get(loop)
-            if entry is not None:
-                return entry[0]
-            # Loops closed without shutting down their async generators: drop their clients,
-            # whose pooled connections keep the dead loop alive.
-            for dead in [other for other in self._clients if other.is_closed()]:
-                del self._clients[dead]
-            if self._ssl_context is None:
-                # Building the SSL context costs ~20 ms; clients are cheap with a shared one.
-                self._ssl_context = httpx.create_ssl_context()
-            client = httpx.AsyncClient(timeout=self.timeout, verify=self._ssl_context)
-            closer = self._close_with_loop(loop, client)
-            self._clients[loop] = (client, closer)
-        # Starting the generator registers it with the loop, and asyncio.run(), asgiref and
-        # uvicorn close a loop's async generators before the loop itself: the client is
-        # closed while its connections can still be closed cleanly.
-        await closer.asend(None)
-        return client
+            if self._client is None:
+                self._client = httpx.Client(timeout=self.timeout)
+            return self._client
 
-    async def _close_with_loop(
-        self, loop: asyncio.AbstractEventLoop, client: httpx.AsyncClient
-    ) -> AsyncGenerator[None, None]:
-        try:
-            yield
-        finally:
-            with self._lock:
-                entry = self._clients.get(loop)
-                if entry is not None and entry[0] is client:
-                    del self._clients[loop]
-            await client.aclose()
-
-    async def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
         payload = {"model": self.model, "input": texts}
         try:
-            async with asyncio.timeout(self.timeout):
-                client = await self._client()
-                response = await client.post(f"{self.host}/api/embed", json=payload)
-        except (TimeoutError, httpx.TimeoutException):
+            response = self._http().post(f"{self.host}/api/embed", json=payload)
+        except httpx.TimeoutException:
             raise self._error(OLLAMA_TIMEOUT, timeout=self.timeout) from None
         except (httpx.UnsupportedProtocol, httpx.InvalidURL):
             raise self._error(OLLAMA_BAD_HOST) from None
@@ -309,11 +266,7 @@ class OfflineEmbedder:
             f"to {dimension}); its vectors are not comparable with nomic-embed-text vectors"
         )
 
-    async def embed(self, texts: list[str]) -> list[list[float]]:
-        # The forward pass is ~1 ms of numpy per text: keep it off the event loop.
-        return await asyncio.to_thread(self.embed_blocking, texts)
-
-    def embed_blocking(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
         native = _load_use().encode(list(texts))
@@ -321,14 +274,6 @@ class OfflineEmbedder:
         padded[:, :OFFLINE_NATIVE_DIM] = native
         vectors: list[list[float]] = padded.tolist()
         return vectors
-
-
-@dataclass(frozen=True)
-class QueryStats:
-    """How the last query vector in this task or thread was obtained."""
-
-    cache_hit: bool
-    seconds: float
 
 
 class _LRUCache:
@@ -360,8 +305,13 @@ class _LRUCache:
         return key in self._items
 
 
+class QueryVector(NamedTuple):
+    vector: list[float]
+    cache_hit: bool
+
+
 class QueryEmbedder:
-    """An `Embedder` as search uses it: prefixes, a query cache, sync and async entry points.
+    """An `Embedder` as search uses it: prefixes and a query cache.
 
     Query texts are whitespace-normalised and prefixed, and that exact string is both what
     is embedded and the cache key. Documents get their prefix and no cache.
@@ -379,9 +329,6 @@ class QueryEmbedder:
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
         self.cache = _LRUCache(cache_size)
-        self._stats: contextvars.ContextVar[QueryStats | None] = contextvars.ContextVar(
-            "query_stats", default=None
-        )
 
     @property
     def name(self) -> str:
@@ -408,77 +355,40 @@ class QueryEmbedder:
         """The exact string embedded for `text` (and its cache key)."""
         return self.query_prefix + " ".join(text.split())
 
-    def last_query_stats(self) -> QueryStats | None:
-        """Cache hit and embedding time of the last query embedded in this task or thread."""
-        return self._stats.get()
-
-    async def embed_query(self, text: str) -> list[float]:
+    def query_vector(self, text: str) -> QueryVector:
+        """The vector of a search query, and whether it came from the cache."""
         key = self.query_text(text)
-        started = time.perf_counter()
         vector = self.cache.get(key)
-        if vector is None:
-            vector = tuple((await self.embedder.embed([key]))[0])
-            self.cache.put(key, vector)
-            self._record(cache_hit=False, started=started)
-        else:
-            self._record(cache_hit=True, started=started)
-        return list(vector)
+        if vector is not None:
+            return QueryVector(list(vector), cache_hit=True)
+        vector = tuple(self.embedder.embed([key])[0])
+        self.cache.put(key, vector)
+        return QueryVector(list(vector), cache_hit=False)
 
-    def embed_query_sync(self, text: str) -> list[float]:
-        """`embed_query` for sync code (ORM code, commands, sync_to_async worker threads)."""
-        key = self.query_text(text)
-        started = time.perf_counter()
-        vector = self.cache.get(key)
-        if vector is None:
-            vector = tuple(self._run_sync(self.embedder.embed, [key])[0])
-            self.cache.put(key, vector)
-            self._record(cache_hit=False, started=started)
-        else:
-            self._record(cache_hit=True, started=started)
-        return list(vector)
+    def embed_query(self, text: str) -> list[float]:
+        return self.query_vector(text).vector
 
-    async def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return await self.embedder.embed([self.document_prefix + text for text in texts])
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return self.embedder.embed([self.document_prefix + text for text in texts])
 
-    def embed_documents_sync(self, texts: list[str]) -> list[list[float]]:
-        return self._run_sync(self.embedder.embed, [self.document_prefix + t for t in texts])
-
-    async def verify(self) -> None:
+    def verify(self) -> None:
         """Embed a probe text; raise EmbeddingUnavailable if that fails or the size is wrong.
 
         Run at start-up so that a wrong model or EMBEDDING_DIM is reported before the first
         search, not by it.
         """
-        vectors = await self.embedder.embed([self.query_prefix + PROBE_TEXT])
+        vectors = self.embedder.embed([self.query_prefix + PROBE_TEXT])
         if len(vectors) != 1 or len(vectors[0]) != self.dimension:
             got = len(vectors[0]) if vectors else 0
             raise EmbeddingUnavailable(
                 EMBEDDER_WRONG_DIMENSION.format(name=self.name, got=got, expected=self.dimension)
             )
 
-    def verify_sync(self) -> None:
-        self._run_sync(self.verify)
-
-    async def aclose(self) -> None:
-        """Release the running loop's connections (e.g. in the ASGI lifespan shutdown)."""
-        aclose: Callable[[], Awaitable[None]] | None = getattr(self.embedder, "aclose", None)
-        if aclose is not None:
-            await aclose()
-
-    def _record(self, *, cache_hit: bool, started: float) -> None:
-        self._stats.set(QueryStats(cache_hit=cache_hit, seconds=time.perf_counter() - started))
-
-    def _run_sync(self, func: Callable[..., Coroutine[Any, Any, _T]], *args: Any) -> _T:
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            pass
-        else:
-            raise RuntimeError(SYNC_IN_EVENT_LOOP)
-        # A fresh loop per call works the same from a plain thread and from a sync_to_async
-        # worker while the server's loop runs, and shares no client with it; asyncio.run()
-        # closes the loop's client on the way out.
-        return asyncio.run(func(*args))
+    def close(self) -> None:
+        """Release the embedder's connections (the ASGI lifespan shutdown, tests)."""
+        close: Callable[[], None] | None = getattr(self.embedder, "close", None)
+        if close is not None:
+            close()
 
 
 def build_embedder() -> QueryEmbedder:
@@ -549,7 +459,8 @@ async def check_embedder(
         embedder = embedder or get_embedder()
         report.update(kind=embedder.kind, model=embedder.name, dimension=embedder.dimension)
         async with asyncio.timeout(timeout):
-            await embedder.verify()
+            # The probe blocks (HTTP or numpy): it runs in a thread, off the event loop.
+            await asyncio.to_thread(embedder.verify)
     except TimeoutError:
         report["error"] = HEALTH_TIMEOUT.format(kind=report["kind"], timeout=timeout)
     except EmbeddingUnavailable as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -46,7 +47,7 @@ async def warm_embedder() -> None:
     from listings.errors import SearchError
 
     try:
-        await get_embedder().verify()
+        await asyncio.to_thread(get_embedder().verify)
     except SearchError as exc:
         logger.error("embedder not ready: %s", exc.message)
 

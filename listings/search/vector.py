@@ -67,9 +67,7 @@ def _embed(query: str) -> list[float]:
         f"embeddings {embedder.name}",
         {"gen_ai.operation.name": "embeddings", "gen_ai.request.model": embedder.name},
     ) as span:
-        vector = embedder.embed_query_sync(query)
-        stats = embedder.last_query_stats()
-        cache_hit = stats.cache_hit if stats else None
+        vector, cache_hit = embedder.query_vector(query)
         telemetry.set_attributes(
             span, {"vmk.embedding.cache_hit": cache_hit, "vmk.embedding.dimension": len(vector)}
         )

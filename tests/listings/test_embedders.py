@@ -24,7 +24,6 @@ from listings.embedders import (
     OLLAMA_TIMEOUT,
     OLLAMA_UNREACHABLE,
     OLLAMA_WRONG_DIMENSION,
-    SYNC_IN_EVENT_LOOP,
     OfflineEmbedder,
     OllamaEmbedder,
     QueryEmbedder,
@@ -79,7 +78,7 @@ def cosine(a: list[float], b: list[float]) -> float:
 
 def embedding_error(q: QueryEmbedder, text: str = "квартира") -> EmbeddingUnavailable:
     with pytest.raises(EmbeddingUnavailable) as excinfo:
-        asyncio.run(q.embed_query(text))
+        q.embed_query(text)
     error = excinfo.value
     # Nothing but the operator message: no chained httpx error to print a traceback from.
     assert error.__cause__ is None
@@ -95,7 +94,7 @@ def embedding_error(q: QueryEmbedder, text: str = "квартира") -> Embeddi
 def test_query_is_sent_with_the_query_prefix_and_the_model(ollama):
     q = ollama_embedder(ollama.url)
 
-    vector = asyncio.run(q.embed_query("2-кімнатна квартира біля метро"))
+    vector = q.embed_query("2-кімнатна квартира біля метро")
 
     assert ollama.requests == [
         {"model": MODEL, "input": ["search_query: 2-кімнатна квартира біля метро"]}
@@ -110,7 +109,7 @@ def test_documents_get_the_document_prefix_in_batches_and_in_order(ollama):
     q = ollama_embedder(ollama.url, batch_size=2)
     texts = [f"оголошення {i}" for i in range(5)]
 
-    vectors = asyncio.run(q.embed_documents(texts))
+    vectors = q.embed_documents(texts)
 
     assert [len(request["input"]) for request in ollama.requests] == [2, 2, 1]
     assert ollama.texts == [DOCUMENT_PREFIX + text for text in texts]
@@ -120,8 +119,8 @@ def test_documents_get_the_document_prefix_in_batches_and_in_order(ollama):
 def test_documents_are_not_cached(ollama):
     q = ollama_embedder(ollama.url)
 
-    q.embed_documents_sync(["будинок"])
-    q.embed_documents_sync(["будинок"])
+    q.embed_documents(["будинок"])
+    q.embed_documents(["будинок"])
 
     assert len(ollama.requests) == 2
     assert len(q.cache) == 0
@@ -130,7 +129,7 @@ def test_documents_are_not_cached(ollama):
 def test_no_texts_means_no_request(ollama):
     q = ollama_embedder(ollama.url)
 
-    assert asyncio.run(q.embed_documents([])) == []
+    assert q.embed_documents([]) == []
     assert ollama.requests == []
 
 
@@ -140,38 +139,21 @@ def test_no_texts_means_no_request(ollama):
 def test_a_repeated_query_does_not_reach_ollama(ollama):
     q = ollama_embedder(ollama.url)
 
-    async def twice():
-        first = await q.embed_query("квартира біля метро")
-        first_stats = q.last_query_stats()
-        second = await q.embed_query("квартира біля метро")
-        return first, first_stats, second, q.last_query_stats()
+    first = q.query_vector("квартира біля метро")
+    second = q.query_vector("квартира біля метро")
 
-    first, first_stats, second, second_stats = asyncio.run(twice())
-
-    assert second == first
+    assert second.vector == first.vector
     assert len(ollama.requests) == 1
-    assert first_stats.cache_hit is False
-    assert second_stats.cache_hit is True
-    assert second_stats.seconds < first_stats.seconds
-
-
-def test_sync_callers_see_their_own_cache_stats(ollama):
-    q = ollama_embedder(ollama.url)
-
-    q.embed_query_sync("квартира")
-    assert q.last_query_stats().cache_hit is False
-    q.embed_query_sync("квартира")
-    assert q.last_query_stats().cache_hit is True
-    other_thread = ThreadPoolExecutor(1).submit(q.last_query_stats).result()
-    assert other_thread is None
+    assert first.cache_hit is False
+    assert second.cache_hit is True
 
 
 def test_the_cache_key_is_the_prefixed_text_with_whitespace_normalised(ollama):
     q = ollama_embedder(ollama.url)
 
-    q.embed_query_sync("  квартира   біля\n\tметро ")
-    q.embed_query_sync("квартира біля метро")
-    q.embed_query_sync("Квартира біля метро")
+    q.embed_query("  квартира   біля\n\tметро ")
+    q.embed_query("квартира біля метро")
+    q.embed_query("Квартира біля метро")
 
     assert ollama.texts == [
         "search_query: квартира біля метро",
@@ -184,7 +166,7 @@ def test_the_cache_evicts_the_least_recently_used_query(ollama):
     q = ollama_embedder(ollama.url, cache_size=2)
 
     for text in ["a", "b", "a", "c", "a", "b"]:
-        q.embed_query_sync(text)
+        q.embed_query(text)
 
     # Using "a" again kept it fresh, so "c" pushed out "b", and "b" came back as a miss.
     assert ollama.texts == [QUERY_PREFIX + t for t in ["a", "b", "c", "b"]]
@@ -194,10 +176,10 @@ def test_the_cache_evicts_the_least_recently_used_query(ollama):
 def test_a_returned_vector_can_be_changed_without_changing_the_cache(ollama):
     q = ollama_embedder(ollama.url)
 
-    vector = q.embed_query_sync("гараж")
+    vector = q.embed_query("гараж")
     vector[0] = 42.0
 
-    assert q.embed_query_sync("гараж")[0] != 42.0
+    assert q.embed_query("гараж")[0] != 42.0
 
 
 def test_a_failed_query_is_not_cached(ollama):
@@ -206,7 +188,7 @@ def test_a_failed_query_is_not_cached(ollama):
     embedding_error(q)
 
     ollama.mode = "ok"
-    asyncio.run(q.embed_query("квартира"))
+    q.embed_query("квартира")
 
     assert len(ollama.requests) == 2
 
@@ -307,11 +289,11 @@ def test_credentials_in_the_host_never_reach_a_message():
 
 def test_verify_catches_a_dimension_mismatch_at_start_up(ollama):
     q = ollama_embedder(ollama.url)
-    asyncio.run(q.verify())
+    q.verify()
     ollama.mode = "wrong_dimension"
 
     with pytest.raises(EmbeddingUnavailable, match="returned 384-dimensional vectors"):
-        q.verify_sync()
+        q.verify()
 
 
 def test_verify_checks_any_embedder():
@@ -319,11 +301,11 @@ def test_verify_checks_any_embedder():
         name = "test:too-short"
         dimension = 768
 
-        async def embed(self, texts: list[str]) -> list[list[float]]:
+        def embed(self, texts: list[str]) -> list[list[float]]:
             return [[1.0, 0.0] for _ in texts]
 
     with pytest.raises(EmbeddingUnavailable) as excinfo:
-        asyncio.run(QueryEmbedder(TooShort()).verify())
+        QueryEmbedder(TooShort()).verify()
 
     assert excinfo.value.message == EMBEDDER_WRONG_DIMENSION.format(
         name="test:too-short", got=2, expected=768
@@ -371,102 +353,57 @@ def test_health_reports_a_configuration_error(settings):
     assert report["error"] == OFFLINE_TOO_SMALL.format(native=512, expected=384)
 
 
-# --- Event loops and threads ------------------------------------------------------------------
+# --- Threads and event loops ------------------------------------------------------------------
 
 
-def test_sync_calls_from_a_thread_without_a_loop_leave_no_client_behind(ollama):
+def test_one_http_client_serves_every_call_until_closed(ollama):
     q = ollama_embedder(ollama.url)
 
-    first = q.embed_query_sync("квартира")
-    documents = q.embed_documents_sync(["будинок", "гараж"])
-    q.verify_sync()
+    first = q.embed_query("квартира")
+    client = q.embedder._client
+    documents = q.embed_documents(["будинок", "гараж"])
+    q.verify()
 
     assert first == pytest.approx(fake_vector("search_query: квартира", 768))
     assert len(documents) == 2
-    # Each sync call ran on its own short-lived loop and closed that loop's client.
-    assert len(q.embedder._clients) == 0
-
-
-def test_a_loops_client_is_closed_when_the_loop_ends(ollama):
-    q = ollama_embedder(ollama.url)
-
-    async def embed_twice_and_peek():
-        await q.embed_query("квартира")
-        await q.embed_query("будинок")
-        return [client for client, _ in q.embedder._clients.values()]
-
-    clients = asyncio.run(embed_twice_and_peek())
-
-    assert len(clients) == 1  # one client, reused within the loop
-    assert clients[0].is_closed
-    assert len(q.embedder._clients) == 0
-
-
-def test_aclose_closes_the_running_loops_client(ollama):
-    q = ollama_embedder(ollama.url)
-
-    async def close_then_embed_again():
-        await q.embed_query("квартира")
-        ((first, _),) = q.embedder._clients.values()
-        await q.aclose()
-        closed = first.is_closed and not q.embedder._clients
-        await q.embed_query("будинок")
-        return closed
-
-    assert asyncio.run(close_then_embed_again())
-    assert len(ollama.requests) == 2
+    assert client is not None and q.embedder._client is client
+    q.close()
+    assert client.is_closed
+    assert q.embedder._client is None
+    q.embed_query("будинок")  # a closed embedder opens a new client on the next call
+    assert len(ollama.requests) == 4
 
 
 @pytest.mark.parametrize("thread_sensitive", [False, True])
-def test_sync_calls_from_sync_to_async_workers_while_the_server_loop_runs(ollama, thread_sensitive):
+def test_calls_from_sync_to_async_workers_while_a_loop_runs(ollama, thread_sensitive):
     q = ollama_embedder(ollama.url)
-    embed_sync = sync_to_async(q.embed_query_sync, thread_sensitive=thread_sensitive)
+    query_vector = sync_to_async(q.query_vector, thread_sensitive=thread_sensitive)
 
     async def serve():
-        before = await q.embed_query("до")
-        from_worker = await embed_sync("у потоці")
-        worker_stats = q.last_query_stats()
-        cached_in_worker = await embed_sync("до")
-        after = await q.embed_query("після")
-        # The server loop's client is still usable after the worker's loop came and went.
-        return before, from_worker, worker_stats, cached_in_worker, after
+        first = await query_vector("у потоці")
+        again = await query_vector("у потоці")
+        after = await query_vector("після")
+        return first, again, after
 
-    before, from_worker, worker_stats, cached_in_worker, after = asyncio.run(serve())
+    first, again, after = asyncio.run(serve())
 
-    assert from_worker == pytest.approx(fake_vector("search_query: у потоці", 768))
-    assert worker_stats.cache_hit is False
-    assert cached_in_worker == before
-    assert after == pytest.approx(fake_vector("search_query: після", 768))
-    assert ollama.texts == [QUERY_PREFIX + t for t in ["до", "у потоці", "після"]]
+    assert first.vector == pytest.approx(fake_vector("search_query: у потоці", 768))
+    assert (first.cache_hit, again.cache_hit) == (False, True)
+    assert again.vector == first.vector
+    assert after.vector == pytest.approx(fake_vector("search_query: після", 768))
+    assert ollama.texts == [QUERY_PREFIX + t for t in ["у потоці", "після"]]
 
 
-def test_concurrent_queries_from_threads_and_tasks(ollama):
+def test_concurrent_queries_from_threads(ollama):
     q = ollama_embedder(ollama.url, cache_size=4)
     texts = [f"запит {i}" for i in range(12)]
 
-    async def on_a_loop():
-        return await asyncio.gather(*(q.embed_query(t) for t in texts))
-
     with ThreadPoolExecutor(max_workers=6) as pool:
-        from_threads = list(pool.map(q.embed_query_sync, texts))
-        from_loop = pool.submit(asyncio.run, on_a_loop()).result()
+        from_threads = list(pool.map(q.embed_query, texts))
 
-    expected = [pytest.approx(fake_vector(QUERY_PREFIX + t, 768)) for t in texts]
-    assert from_threads == expected
-    assert from_loop == expected
+    assert from_threads == [pytest.approx(fake_vector(QUERY_PREFIX + t, 768)) for t in texts]
     assert len(q.cache) == 4
-
-
-def test_sync_embedding_refuses_to_block_a_running_loop(ollama):
-    q = ollama_embedder(ollama.url)
-
-    async def misuse():
-        q.embed_query_sync("квартира")
-
-    with pytest.raises(RuntimeError) as excinfo:
-        asyncio.run(misuse())
-    assert str(excinfo.value) == SYNC_IN_EVENT_LOOP
-    assert ollama.requests == []
+    assert len(ollama.requests) == 12
 
 
 # --- Settings and the singleton ---------------------------------------------------------------
@@ -487,8 +424,8 @@ def test_get_embedder_builds_ollama_from_settings(settings, ollama):
     assert isinstance(q.embedder, OllamaEmbedder)
     assert q.embedder.timeout == 3.0
     assert q.cache.size == 7
-    q.embed_query_sync("квартира")
-    q.embed_documents_sync(["квартира"])
+    q.embed_query("квартира")
+    q.embed_documents(["квартира"])
     assert ollama.texts == ["search_query: квартира", "search_document: квартира"]
 
 
@@ -512,7 +449,7 @@ def test_get_embedder_builds_offline_without_prefixes(settings):
 def test_offline_vectors_are_unit_512_d_vectors_padded_with_zeros():
     q = QueryEmbedder(OfflineEmbedder(dimension=768))
 
-    vectors = q.embed_documents_sync(["Затишна квартира біля парку", "Гараж у кооперативі"])
+    vectors = q.embed_documents(["Затишна квартира біля парку", "Гараж у кооперативі"])
 
     assert [len(v) for v in vectors] == [768, 768]
     for vector in vectors:
@@ -524,8 +461,8 @@ def test_offline_vectors_are_unit_512_d_vectors_padded_with_zeros():
 def test_offline_vectors_rank_listings_by_meaning():
     q = QueryEmbedder(OfflineEmbedder(dimension=768))
 
-    query = q.embed_query_sync("2-кімнатна квартира біля метро, новобудова")
-    flat, land, garage = q.embed_documents_sync(
+    query = q.embed_query("2-кімнатна квартира біля метро, новобудова")
+    flat, land, garage = q.embed_documents(
         [
             "Затишна двокімнатна квартира біля метро",
             "Продається земельна ділянка під забудову в селі",
@@ -537,22 +474,21 @@ def test_offline_vectors_rank_listings_by_meaning():
     assert cosine(query, flat) > cosine(query, garage)
 
 
-def test_offline_embedding_runs_off_the_event_loop():
+def test_the_health_probe_runs_off_the_event_loop():
     threads: list[int] = []
 
     class Recording(OfflineEmbedder):
-        def embed_blocking(self, texts):
+        def embed(self, texts):
             threads.append(threading.get_ident())
-            return super().embed_blocking(texts)
+            return super().embed(texts)
 
-    async def embed_on_the_loop():
-        loop_thread = threading.get_ident()
-        vector = await QueryEmbedder(Recording(dimension=768)).embed_query("квартира")
-        return loop_thread, vector
+    async def check_on_the_loop():
+        report = await check_embedder(30.0, embedder=QueryEmbedder(Recording(dimension=768)))
+        return threading.get_ident(), report
 
-    loop_thread, vector = asyncio.run(embed_on_the_loop())
+    loop_thread, report = asyncio.run(check_on_the_loop())
 
-    assert len(vector) == 768
+    assert report["reachable"] is True
     assert threads and threads[0] != loop_thread
 
 

@@ -210,7 +210,7 @@ def test_an_embedder_that_is_down_fails_with_the_tools_message(tmp_path):
         OllamaEmbedder(host=host, model="nomic-embed-text", dimension=768, timeout=2)
     )
     with pytest.raises(EmbeddingUnavailable) as raised:
-        tools_embedder.embed_query_sync("квартира")
+        tools_embedder.embed_query("квартира")
     result = manage(
         tmp_path,
         "check_listings_db",
