@@ -27,6 +27,7 @@ from pgvector.psycopg import register_vector
 
 from listings import market, search
 from listings.embedders import get_embedder
+from vmkproject.routers import LISTINGS_ALIAS
 
 QUERIES = [
     "двокімнатна квартира біля метро з балконом",
@@ -92,7 +93,7 @@ class Series:
 
 
 def raw_connection() -> psycopg.Connection:
-    connection = connections["listings"]
+    connection = connections[LISTINGS_ALIAS]
     connection.ensure_connection()  # starts the embedded server when it is used
     params = connection.get_connection_params()
     params.pop("pool", None)

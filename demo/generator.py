@@ -19,6 +19,7 @@ from decimal import Decimal
 from importlib import resources
 from typing import Any, Generic, TypeVar
 
+from listings.models import LISTING_COLUMNS
 from listings.vocabulary import DEFAULT_EXCHANGE_RATES
 
 __all__ = [
@@ -129,47 +130,8 @@ PROPERTY_TYPES: list[dict[str, Any]] = [
 ]
 _APARTMENT, _HOUSE, _ROOM, _COMMERCIAL, _LAND, _GARAGE, _OFFICE = 1, 2, 3, 4, 5, 6, 7
 
-COLUMNS: tuple[str, ...] = (
-    "id",
-    "raw_data_id",
-    "property_type_id",
-    "deal_type",
-    "listing_status",
-    "title",
-    "description",
-    "generated_description",
-    "price",
-    "currency",
-    "city",
-    "district",
-    "address_raw",
-    "metro_station",
-    "metro_distance_type",
-    "metro_distance_meters",
-    "rooms_count",
-    "total_area",
-    "living_area",
-    "kitchen_area",
-    "floor",
-    "floors_count",
-    "building_type",
-    "building_year",
-    "renovation_status",
-    "balcony_count",
-    "bathroom_type",
-    "parking_type",
-    "heating_type",
-    "layout_type",
-    "window_view",
-    "url_source",
-    "publish_date",
-    "images_count",
-    "contact_phone",
-    "contact_name",
-    "archived_at",
-    "created_at",
-    "updated_at",
-)
+# A row is keyed by the listing columns of the model (listings.models), in table order.
+COLUMNS: tuple[str, ...] = LISTING_COLUMNS
 
 
 # --- geography ----------------------------------------------------------------------------

@@ -151,7 +151,7 @@ def _probe_listings() -> Capabilities:
 
 def current() -> Capabilities:
     """The listings database's capabilities, from the one-minute cache of database facts."""
-    from .runtime import _for_a_minute
+    from .runtime import remembered
 
-    found: Capabilities = _for_a_minute("capabilities", _probe_listings)
+    found: Capabilities = remembered("capabilities", _probe_listings)
     return found

@@ -11,6 +11,7 @@ from django.db import DatabaseError, connections
 
 from . import capabilities
 from .models import PropertyListing, PropertyType
+from .runtime import LISTINGS
 
 Status = Literal["ok", "warn", "fail"]
 
@@ -55,7 +56,7 @@ def _columns(cursor: Any, table: str) -> dict[str, str]:
 
 
 def run_checks(
-    alias: str = "listings", *, interfaces: Callable[[], list[Check]] | None = None
+    alias: str = LISTINGS, *, interfaces: Callable[[], list[Check]] | None = None
 ) -> list[Check]:
     """The catalog checks, then the configured embedder, then `interfaces` (mcpserver.probes:
     every tool, resource and admin page run read-only against the database)."""

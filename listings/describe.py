@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from typing import Any
 
 from django.conf import settings
 from django.db import connections, models
+from django.db.models import Count
 
 from . import capabilities
 from .filters import Filters
 from .models import SERVICE_FIELDS, PropertyListing, PropertyType
+from .runtime import LISTINGS, Remembered
 from .vocabulary import FILTERED_ENUMS, NULL_STATUS_POLICY, Vocabulary
 
 ENUM_COLUMNS = (
@@ -29,6 +29,7 @@ ENUM_COLUMNS = (
 )
 LIVE_TTL_SEC = 300.0
 TOP_VALUES = 30
+CITY_LIMIT = 200
 
 SAMPLE_QUERIES = [
     {
@@ -55,8 +56,8 @@ SAMPLE_QUERIES = [
     },
 ]
 
-_live_lock = threading.Lock()
-_live_cache: dict[str, Any] = {}
+# The cities and property types: describe_schema and the admin's choices read the same facts.
+_live_cache = Remembered(LIVE_TTL_SEC)
 
 
 def _column_type(field: models.Field) -> str:
@@ -90,30 +91,41 @@ def _columns() -> list[dict[str, Any]]:
     return columns
 
 
-def _live_facts() -> dict[str, Any]:
-    """Cities and property types (cached); enum values come from search.live_vocabulary."""
-    now = time.monotonic()
-    with _live_lock:
-        if _live_cache.get("expires", 0.0) > now:
-            return dict(_live_cache["facts"])
-    with connections["listings"].cursor() as cursor:
-        cursor.execute(
-            "SELECT city, count(*) FROM property_listings WHERE city IS NOT NULL "
-            "GROUP BY 1 ORDER BY 2 DESC LIMIT %s",
-            [TOP_VALUES],
-        )
-        cities = {str(city): int(count) for city, count in cursor.fetchall()}
-    types = [
+def top_cities() -> dict[str, int]:
+    """The cities with the most listings (up to CITY_LIMIT), busiest first, with their counts:
+    describe_schema shows the first TOP_VALUES, the admin offers them all as choices."""
+    return _live_cache.get("cities", _read_top_cities)
+
+
+def _read_top_cities() -> dict[str, int]:
+    busiest = (
+        PropertyListing.objects.exclude(city__isnull=True)
+        .exclude(city="")
+        .values("city")
+        .annotate(listings=Count("id"))
+        .order_by("-listings", "city")[:CITY_LIMIT]
+    )
+    return {str(row["city"]): int(row["listings"]) for row in busiest}
+
+
+def property_types() -> list[dict[str, Any]]:
+    """Every property type (id, slug, name), by id."""
+    return _live_cache.get("property_types", _read_property_types)
+
+
+def _read_property_types() -> list[dict[str, Any]]:
+    return [
         {"id": t.id, "slug": t.slug, "name": t.name}
         for t in PropertyType.objects.all().order_by("id")
     ]
-    facts = {
-        "cities": cities,
-        "property_types": types,
+
+
+def _live_facts() -> dict[str, Any]:
+    """Cities and property types (cached); enum values come from search.live_vocabulary."""
+    return {
+        "cities": dict(list(top_cities().items())[:TOP_VALUES]),
+        "property_types": property_types(),
     }
-    with _live_lock:
-        _live_cache.update(facts=facts, expires=now + LIVE_TTL_SEC)
-    return facts
 
 
 def _enum(described: dict[str, Any]) -> dict[str, Any]:
@@ -235,7 +247,7 @@ def database_overview() -> dict[str, Any]:
     by_status = listing_stats(filters=everything, group_by=None)
     by_deal = listing_stats(filters={"listing_status": "active"}, group_by="deal_type")
     cities = listing_stats(filters={"listing_status": "active"}, group_by="city")
-    with connections["listings"].cursor() as cursor:
+    with connections[LISTINGS].cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FILTER (WHERE embedding IS NOT NULL), count(*), "
             "min(publish_date), max(publish_date) FROM property_listings"

@@ -209,3 +209,10 @@ USER_FIELDS: tuple[str, ...] = tuple(
     for f in PropertyListing._meta.concrete_fields
     if f.name not in SERVICE_FIELDS
 )
+
+# Every column a listing row carries, in table order, but the two derived from the others
+# (the embedding and the full-text vector): what the demo generates and loads.
+DERIVED_COLUMNS = frozenset({"embedding", "search_vector"})
+LISTING_COLUMNS: tuple[str, ...] = tuple(
+    f.column for f in PropertyListing._meta.concrete_fields if f.column not in DERIVED_COLUMNS
+)

@@ -1,27 +1,31 @@
 """What every search shares: the alias and limits, the per-call timings, driver-error
-translation, counting, the one short-lived cache and the stored embedder."""
+translation, counting, the one TTL cache and the stored embedder."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import logging
+import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar, cast
 
+import cachetools
 import psycopg
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connections
 from psycopg_pool import PoolClosed, PoolTimeout
 
+from vmkproject.routers import LISTINGS_ALIAS as LISTINGS
+
 from .errors import DATABASE_DOWN, POOL_BUSY, QUERY_TIMED_OUT, DatabaseUnavailable, QueryTimeout
 
 logger = logging.getLogger("vmk.search")
+_V = TypeVar("_V")
 
-LISTINGS = "listings"
 # The HNSW index our own databases have; index_used names whichever one the catalog shows.
 HNSW_INDEX = "ix_property_listings_embedding_hnsw"
 EXACT_PATH = "exact (pre-filtered scan)"
@@ -121,24 +125,47 @@ def _rates() -> Mapping[str, float]:
 
 
 META_TTL_SEC = 60.0
-_recent: dict[str, tuple[float, Any]] = {}
+REMEMBERED_MAX_KEYS = 512
+_MISSING = object()
 
 
-def _for_a_minute(key: str, compute: Callable[[], Any]) -> Any:
-    """`compute()`, reused for META_TTL_SEC: facts about the database that rarely change."""
-    now = time.monotonic()
-    cached = _recent.get(key)
-    if cached is not None and cached[0] > now:
-        return cached[1]
-    value = compute()
-    _recent[key] = (now + META_TTL_SEC, value)
-    return value
+class Remembered:
+    """Values worth computing once and reusing for `ttl` seconds, by key: the project's one
+    TTL cache (a bounded cachetools.TTLCache behind a lock; per process)."""
+
+    def __init__(self, ttl: float, maxsize: int = REMEMBERED_MAX_KEYS) -> None:
+        self._cache: cachetools.TTLCache[Hashable, Any] = cachetools.TTLCache(maxsize, ttl)
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable, compute: Callable[[], _V]) -> _V:
+        """The value remembered for `key`, or `compute()` (then remembered)."""
+        with self._lock:
+            found = self._cache.get(key, _MISSING)
+        if found is not _MISSING:
+            return cast(_V, found)
+        # Computed outside the lock: a slow query must not hold up the other keys.
+        value = compute()
+        with self._lock:
+            self._cache[key] = value
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
+
+# Facts about the database that rarely change (stored embedder, vocabulary, capabilities).
+_recent = Remembered(META_TTL_SEC)
+
+
+def remembered(key: str, compute: Callable[[], _V]) -> _V:
+    """`compute()`, reused for META_TTL_SEC: a fact about the database that rarely changes."""
+    return _recent.get(key, compute)
 
 
 def stored_embedder() -> str | None:
     """Which embedder built the stored vectors, when the database records it (ours do)."""
-    stored: str | None = _for_a_minute("embedder", _read_stored_embedder)
-    return stored
+    return remembered("embedder", _read_stored_embedder)
 
 
 def _read_stored_embedder() -> str | None:

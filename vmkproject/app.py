@@ -15,7 +15,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Mount, Route
 
 from vmkproject import health, metrics, telemetry
-from vmkproject.db import listings_pool, stop_all
+from vmkproject.db import close_listings_pool, listings_pool, stop_all
+from vmkproject.routers import LISTINGS_ALIAS
 
 logger = logging.getLogger("vmk.app")
 
@@ -24,20 +25,13 @@ def warm_listings_pool() -> None:
     """Open the listings pool and wait for its first connections (dictionary loaded)."""
     from django.db import connections
 
-    connection = connections["listings"]
+    connection = connections[LISTINGS_ALIAS]
     pool = listings_pool()
     if pool is not None:
         pool.open(wait=True, timeout=120)
     else:
         connection.ensure_connection()
         connection.close()
-
-
-def close_listings_pool() -> None:
-    from django.db import connections
-
-    if listings_pool() is not None:
-        connections["listings"].close_pool()  # type: ignore[attr-defined]
 
 
 async def warm_embedder() -> None:

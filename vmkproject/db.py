@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
+from vmkproject.routers import LISTINGS_ALIAS
+
 _before_connect: list[Callable[[dict[str, Any]], None]] = []
 _at_shutdown: list[Callable[[], None]] = []
 
@@ -38,14 +40,14 @@ def listings_pool() -> Any:
     """The psycopg pool of the listings alias, or None when pooling is off."""
     from django.db import connections
 
-    return getattr(connections["listings"], "pool", None)
+    return getattr(connections[LISTINGS_ALIAS], "pool", None)
 
 
 def close_listings_pool() -> None:
     """Close the listings alias's pool (its connections and its connecting workers)."""
     from django.db import connections
 
-    wrapper = connections["listings"]
+    wrapper = connections[LISTINGS_ALIAS]
     # Only an open pool: asking Django for `pool` would create one.
     if wrapper.alias in getattr(wrapper, "_connection_pools", {}):
         cast(Any, wrapper).close_pool()

@@ -9,6 +9,8 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from vmkproject.routers import LISTINGS_ALIAS
+
 HEALTH_TIMEOUT_SEC = 2.0
 
 
@@ -17,7 +19,7 @@ def _database_state() -> dict[str, Any]:
 
     from listings import capabilities
 
-    connection = connections["listings"]
+    connection = connections[LISTINGS_ALIAS]
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'")
@@ -29,7 +31,7 @@ def _database_state() -> dict[str, Any]:
         found = capabilities.current()
         return {
             "reachable": True,
-            "embedded": bool(settings.DATABASES["listings"].get("EMBEDDED")),
+            "embedded": bool(settings.DATABASES[LISTINGS_ALIAS].get("EMBEDDED")),
             "pgvector": row[0] if row else None,
             "listings_estimate": max(int(estimate[0]), 0) if estimate else None,
             **found.describe(),

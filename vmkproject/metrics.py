@@ -87,7 +87,9 @@ def process_exited() -> None:
 def update_pool_gauges() -> None:
     from django.db import connections
 
-    wrapper = connections["listings"]
+    from vmkproject.routers import LISTINGS_ALIAS
+
+    wrapper = connections[LISTINGS_ALIAS]
     # Only an open pool: asking Django for `pool` would create one.
     pool = getattr(wrapper, "_connection_pools", {}).get(wrapper.alias)
     if pool is None:

@@ -19,16 +19,10 @@ from .changelist import (
     _plural,
 )
 from .choices import (
-    CHOICES_TTL_SEC,
-    CITIES_CACHE_KEY,
-    CITY_CHOICES_LIMIT,
-    PROPERTY_TYPES_CACHE_KEY,
     CityFilter,
     PropertyTypeFilter,
     RoomsFilter,
     VocabularyFilter,
-    _load_cities,
-    _load_property_types,
     _vocabulary_filter,
     cached_cities,
     cached_property_types,
@@ -81,9 +75,6 @@ admin.site.site_url = None  # there is no public site: "/" is not a page
 admin.site.enable_nav_sidebar = False  # the changelist needs the width for its columns
 
 __all__ = [
-    "CHOICES_TTL_SEC",
-    "CITIES_CACHE_KEY",
-    "CITY_CHOICES_LIMIT",
     "DEFAULT_SEMANTIC_LIMIT",
     "EMPTY",
     "EMPTY_EMBEDDING_NOTE",
@@ -96,7 +87,6 @@ __all__ = [
     "NO_EMBEDDING_NOTE",
     "NULL_CHOICE",
     "NULL_LABEL",
-    "PROPERTY_TYPES_CACHE_KEY",
     "SAFE_METHODS",
     "SEARCH_FAILED",
     "SEMANTIC_LIMITS",
@@ -116,8 +106,6 @@ __all__ = [
     "VocabularyFilter",
     "_decimal",
     "_enum_display",
-    "_load_cities",
-    "_load_property_types",
     "_number",
     "_planner_rows",
     "_plural",

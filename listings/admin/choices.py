@@ -6,52 +6,22 @@ from typing import Any, cast
 
 from django.contrib import admin
 from django.contrib.admin.options import IncorrectLookupParameters
-from django.core.cache import cache
-from django.db.models import Count, QuerySet
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from .. import search, vocabulary
+from .. import describe, search, vocabulary
 from ..errors import SearchError
-from ..models import PropertyListing, PropertyType
+from ..models import PropertyListing
 from .formatting import NULL_CHOICE, NULL_LABEL, _ukrainian_order
-
-CHOICES_TTL_SEC = 600
-
-
-CITY_CHOICES_LIMIT = 200
-
-
-CITIES_CACHE_KEY = "listings-admin:cities"
-
-
-PROPERTY_TYPES_CACHE_KEY = "listings-admin:property-types"
-
-
-def _load_cities() -> list[str]:
-    busiest = (
-        PropertyListing.objects.exclude(city__isnull=True)
-        .exclude(city="")
-        .values("city")
-        .annotate(listings=Count("id"))
-        .order_by("-listings", "city")[:CITY_CHOICES_LIMIT]
-    )
-    return sorted((row["city"] for row in busiest), key=_ukrainian_order)
 
 
 def cached_cities() -> list[str]:
-    """The cities with the most listings (up to 200), alphabetical; cached for 10 minutes."""
-    return cast(list[str], cache.get_or_set(CITIES_CACHE_KEY, _load_cities, CHOICES_TTL_SEC))
-
-
-def _load_property_types() -> list[tuple[int, str]]:
-    return list(PropertyType.objects.order_by("id").values_list("id", "name"))
+    """The cities with the most listings (describe.top_cities: up to 200), alphabetical."""
+    return sorted(describe.top_cities(), key=_ukrainian_order)
 
 
 def cached_property_types() -> list[tuple[int, str]]:
-    return cast(
-        list[tuple[int, str]],
-        cache.get_or_set(PROPERTY_TYPES_CACHE_KEY, _load_property_types, CHOICES_TTL_SEC),
-    )
+    return [(kind["id"], kind["name"]) for kind in describe.property_types()]
 
 
 class CityFilter(admin.SimpleListFilter):

@@ -14,7 +14,7 @@ from .. import understanding, vocabulary
 from ..filters import Filters, parse_filters, resolve_filters
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet, enum_condition
-from ..runtime import LISTINGS, _database, _for_a_minute, _rates, capped_count
+from ..runtime import LISTINGS, _database, _rates, capped_count, remembered
 
 logger = logging.getLogger("vmk.search")
 
@@ -75,7 +75,7 @@ def _read_vocabulary() -> vocabulary.Vocabulary:
 
 def live_vocabulary() -> vocabulary.Vocabulary:
     """The enum values and currency spellings present in the table (re-read once a minute)."""
-    found: vocabulary.Vocabulary = _for_a_minute("vocabulary", _read_vocabulary)
+    found: vocabulary.Vocabulary = remembered("vocabulary", _read_vocabulary)
     return found
 
 

@@ -36,10 +36,10 @@ from ..runtime import (
     EXACT_PATH,
     LISTINGS,
     _database,
-    _for_a_minute,
     _timing,
     capped_count,
     estimated_count,
+    remembered,
     stored_embedder,
 )
 from .arguments import _check_metric, _check_min_similarity, _clean_query, _listing_id, _page
@@ -113,7 +113,7 @@ def _plan_uses(qs: Any, index: str) -> bool:
 
 def _ef_search_for(estimate: int) -> int:
     """A wider graph search when the filter keeps a small share of the listings."""
-    rows = _for_a_minute(
+    rows = remembered(
         "rows_with_embedding",
         lambda: estimated_count(PropertyListing.objects.with_embedding()),
     )

@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db.backends.postgresql import base
 
 from vmkproject import db, replicas, sqlcomment
+from vmkproject.routers import LISTINGS_ALIAS
 
 logger = logging.getLogger("vmk.db")
 
@@ -67,7 +68,7 @@ class DatabaseWrapper(base.DatabaseWrapper):
             logger.debug("text search configuration could not be warmed at connect")
             if not connection.autocommit:
                 connection.rollback()
-        if self.alias == "listings":
+        if self.alias == LISTINGS_ALIAS:
             self._plan_searches(connection, config)
         return commit
 

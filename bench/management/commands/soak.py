@@ -15,6 +15,7 @@ from django.db import connections
 
 from bench.localserver import start_local_server
 from vmkproject.pgbackend.base import APPLICATION_NAME
+from vmkproject.routers import LISTINGS_ALIAS
 
 MIX: list[tuple[str, dict[str, Any]]] = [
     ("search_similar_listings", {"query": "двокімнатна квартира біля метро", "limit": 10}),
@@ -38,14 +39,14 @@ def _pct(values: list[float], p: float) -> float:
 def _server_connections(server_pid: int | None) -> int:
     """Database connections held by the server process (all servers' with --url)."""
     name = f"{APPLICATION_NAME}:{server_pid}" if server_pid else f"{APPLICATION_NAME}:%"
-    with connections["listings"].cursor() as cursor:
+    with connections[LISTINGS_ALIAS].cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE %s "
             "AND pid <> pg_backend_pid()",
             [name],
         )
         row = cursor.fetchone()
-    connections["listings"].close()
+    connections[LISTINGS_ALIAS].close()
     return int(row[0]) if row else 0
 
 

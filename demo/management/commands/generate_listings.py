@@ -13,6 +13,7 @@ from django.db import connections
 
 from demo import embedded, schema
 from demo.loading import NOT_OURS, load_synthetic_listings
+from vmkproject.routers import LISTINGS_ALIAS
 
 # Memory for one HNSW graph node: the 768-d float vector plus its neighbour lists.
 HNSW_BYTES_PER_ROW = 4 * 1024
@@ -89,7 +90,7 @@ class Command(BaseCommand):
             schema.create_reader_role(conn, dbname)
             schema.write_meta(conn, ready="1", demo_count=str(count))
         # Pooled connections may hold plans and statistics of the old data.
-        connections["listings"].close()
+        connections[LISTINGS_ALIAS].close()
         self.stdout.write(
             f"{loaded} listings loaded in {loaded_at - started:.1f} s, indexes built in "
             f"{time.monotonic() - loaded_at:.1f} s"
@@ -103,7 +104,7 @@ class Command(BaseCommand):
                 return psycopg.connect(url, autocommit=True)
             except psycopg.Error:
                 raise CommandError("Could not connect to --database-url") from None
-        listings = settings.DATABASES["listings"]
+        listings = settings.DATABASES[LISTINGS_ALIAS]
         if not listings.get("EMBEDDED"):
             raise CommandError(
                 "The configured listings database is not the embedded one and is never written "

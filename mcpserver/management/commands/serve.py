@@ -15,7 +15,8 @@ from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import Multiprocess
 
 from vmkproject import metrics
-from vmkproject.db import listings_pool, stop_all
+from vmkproject.db import close_listings_pool, stop_all
+from vmkproject.routers import LISTINGS_ALIAS
 
 
 def _exit_cleanly(signum: int, frame: Any) -> None:
@@ -49,11 +50,10 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         # Start (and on first run create and fill) the embedded database before any worker
         # starts, so that workers find it ready and the first request pays nothing.
-        connection = connections["listings"]
+        connection = connections[LISTINGS_ALIAS]
         connection.ensure_connection()
         connection.close()
-        if listings_pool() is not None:
-            connection.close_pool()  # type: ignore[attr-defined]
+        close_listings_pool()
         self.stdout.write(
             f"Serving on http://{options['host']}:{options['port']}  "
             f"(MCP: /mcp, health: /health, admin: /admin/)"
