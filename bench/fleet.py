@@ -28,6 +28,7 @@ from urllib.parse import quote
 import httpx
 
 from demo import embedded as db
+from vmkproject.routers import LISTINGS_ALIAS
 
 PGBOUNCER = "pgbouncer"
 HAPROXY = "haproxy"
@@ -533,7 +534,7 @@ def run_fleet_soak(
 
     from bench.localserver import start_local_server
 
-    dbname = str(settings.DATABASES["listings"]["NAME"])
+    dbname = str(settings.DATABASES[LISTINGS_ALIAS]["NAME"])
     started: list[Any] = []
     standby = bouncer = proxy = None
     app_url = app_database(primary, app_db_name)

@@ -19,6 +19,8 @@ from typing import Any, TypeVar
 
 import psycopg
 
+from vmkproject.routers import LISTINGS_ALIAS
+
 logger = logging.getLogger("vmk.db")
 
 T = TypeVar("T")
@@ -179,7 +181,7 @@ _sets: dict[str, ReplicaSet] = {}
 _sets_lock = threading.Lock()
 
 
-def replica_set(alias: str = "listings") -> ReplicaSet:
+def replica_set(alias: str = LISTINGS_ALIAS) -> ReplicaSet:
     """The alias's replica set (empty when it has no replicas), one per process."""
     from django.conf import settings
 
@@ -199,7 +201,7 @@ def call_with_failover(
     kwargs: dict[str, Any],
     *,
     unavailable: type[Exception],
-    alias: str = "listings",
+    alias: str = LISTINGS_ALIAS,
 ) -> T:
     """`fn(**kwargs)`; when it raises `unavailable` (the database is not reachable) because a
     replica's connection broke, leave that replica out and run it again (at most once per
@@ -244,7 +246,7 @@ def probe(params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def probe_all(alias: str = "listings") -> list[dict[str, Any]]:
+def probe_all(alias: str = LISTINGS_ALIAS) -> list[dict[str, Any]]:
     """Each replica probed directly, with what this process's pool knows of it."""
     from django.db import connections
 

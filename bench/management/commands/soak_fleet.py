@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench import fleet
 from demo import embedded as db
+from vmkproject.routers import LISTINGS_ALIAS
 
 NEEDS_EMBEDDED = (
     "soak_fleet builds its layout (a standby, an app database) on the embedded demo database: "
@@ -44,7 +45,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        embedded = settings.DATABASES["listings"].get("EMBEDDED")
+        embedded = settings.DATABASES[LISTINGS_ALIAS].get("EMBEDDED")
         if not embedded:
             raise CommandError(NEEDS_EMBEDDED)
         seconds = options["seconds"]
