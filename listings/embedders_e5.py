@@ -10,9 +10,7 @@ oversubscribe the cores the server's other work runs on.
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -65,10 +63,7 @@ class E5Embedder:
             "comparable with nomic-embed-text vectors"
         )
 
-    async def embed(self, texts: list[str]) -> list[list[float]]:
-        return await asyncio.to_thread(self.embed_blocking, texts)
-
-    def embed_blocking(self, texts: Sequence[str]) -> list[list[float]]:
+    def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
         queries = [i for i, text in enumerate(texts) if text.startswith(QUERY_PREFIX)]

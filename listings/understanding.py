@@ -22,7 +22,7 @@ from .errors import InvalidArgument
 from .filters import BAD_FILTER_VALUE, Filters
 from .interpretation import PLACE_COLUMNS, Gazetteer, Interpretation
 from .models import PropertyType
-from .runtime import _database, _for_a_minute
+from .runtime import LISTINGS, _database, remembered
 
 logger = logging.getLogger("vmk.search")
 
@@ -57,7 +57,7 @@ _built: dict[str, Any] = {}
 
 def _read_places() -> tuple[tuple[Any, ...], ...]:
     try:
-        with connections["listings"].cursor() as cursor:
+        with connections[LISTINGS].cursor() as cursor:
             cursor.execute(PLACES_SQL)
             return tuple(tuple(row) for row in cursor.fetchall())
     except DatabaseError:
@@ -86,7 +86,7 @@ def _build(rows: tuple[tuple[Any, ...], ...]) -> Gazetteer:
 
 def live_gazetteer() -> Gazetteer:
     """The place names present (read once a minute; rebuilt only when they change)."""
-    rows: tuple[tuple[Any, ...], ...] = _for_a_minute("places", _read_places)
+    rows: tuple[tuple[Any, ...], ...] = remembered("places", _read_places)
     cached = _built.get("gazetteer")
     if cached is None or cached[0] != rows:
         cached = _built["gazetteer"] = (rows, _build(rows))
@@ -103,7 +103,7 @@ def _read_property_types() -> dict[str, str]:
 
 
 def live_property_types() -> dict[str, str]:
-    found: dict[str, str] = _for_a_minute("property_types", _read_property_types)
+    found: dict[str, str] = remembered("property_types", _read_property_types)
     return found
 
 

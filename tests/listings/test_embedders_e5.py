@@ -12,7 +12,7 @@ from listings.embedders_e5 import E5_NATIVE_DIM, E5Embedder
 def test_e5_vectors_are_unit_length_zero_padded_and_know_queries_from_passages():
     embedder = E5Embedder(dimension=768)
     query, passage, plain = np.array(
-        embedder.embed_blocking(
+        embedder.embed(
             ["query: квартира біля метро", "passage: квартира біля метро", "квартира біля метро"]
         )
     )
@@ -22,7 +22,7 @@ def test_e5_vectors_are_unit_length_zero_padded_and_know_queries_from_passages()
     assert not np.allclose(query, passage)  # the model's own prefixes differ
     assert np.allclose(passage, plain)  # no prefix: a passage
     related, unrelated = np.array(
-        embedder.embed_blocking(["passage: двокімнатна квартира поруч з метро", "passage: трактор"])
+        embedder.embed(["passage: двокімнатна квартира поруч з метро", "passage: трактор"])
     )
     assert query @ related > query @ unrelated
 
