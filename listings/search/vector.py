@@ -3,7 +3,6 @@ similar_to_listing."""
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Mapping
@@ -16,7 +15,7 @@ from django.db.models import Count, F, Window
 
 from vmkproject import telemetry
 
-from .. import capabilities
+from .. import capabilities, vectorplan
 from ..errors import (
     EMBEDDER_MISMATCH,
     LISTING_EMBEDDING_EMPTY,
@@ -80,10 +79,12 @@ def _embed(query: str) -> list[float]:
 
 
 # Transaction-local pgvector settings for one vector search (see vector_search_options).
+# enable_sort off keeps the planner on the index's ordered scan (listings.vectorplan).
 VECTOR_SEARCH_OPTIONS_SQL = (
     "SELECT set_config('hnsw.ef_search', %s, true), "
     "set_config('hnsw.iterative_scan', %s, true), "
-    "set_config('hnsw.max_scan_tuples', %s, true)"
+    "set_config('hnsw.max_scan_tuples', %s, true), "
+    "set_config('enable_sort', 'off', true)"
 )
 
 
@@ -100,15 +101,6 @@ def _set_vector_search_options(ef_search: int) -> None:
     """Iterative index scans so that filtered queries still fill the page (pgvector ≥ 0.8)."""
     with connections[LISTINGS].cursor() as cursor:
         cursor.execute(VECTOR_SEARCH_OPTIONS_SQL, vector_search_options(ef_search))
-
-
-def _plan_uses(qs: Any, index: str) -> bool:
-    """Whether PostgreSQL's plan for `qs` scans `index` (EXPLAIN: planned, not run)."""
-
-    def scans(node: Mapping[str, Any]) -> bool:
-        return node.get("Index Name") == index or any(scans(n) for n in node.get("Plans", ()))
-
-    return scans(json.loads(qs.explain(format="json"))[0]["Plan"])
 
 
 def _ef_search_for(estimate: int) -> int:
@@ -154,15 +146,20 @@ def _neighbours(
         ranked = ranked.filter(distance__lte=1.0 - min_similarity)
     rows: list[Any] | None = None
     total, exact = 0, False
+    path, sort_off = EXACT_PATH, False
     hnsw = capabilities.current().hnsw_index
     with _database(), transaction.atomic(using=LISTINGS):
         estimate = estimated_count(base)
         # Without an HNSW index the "index" path would be a slower exact scan: skip it.
         if hnsw is not None and estimate > settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
             path = hnsw
-            _set_vector_search_options(_ef_search_for(estimate))
+            ef_search = _ef_search_for(estimate)
+            _set_vector_search_options(ef_search)
+            sort_off = True
             page = ranked.with_metric(vector, metric).cards()[:count]
-            if not _plan_uses(page, hnsw):
+            thresholds = (min_similarity is None, exclude_id is None)
+            shape = (*filters.active(), metric, *thresholds, ef_search)
+            if not vectorplan.plan_uses(page, hnsw, shape):
                 path = EXACT_PATH  # the planner ranks these by a scan: exact all the same
             rows = list(page)
             if len(rows) < count:
@@ -172,6 +169,9 @@ def _neighbours(
             elif with_total:
                 total = max(estimate, count)  # the planner's estimate: no count of the rows
         if rows is None:
+            if sort_off:
+                with connections[LISTINGS].cursor() as cursor:
+                    cursor.execute(vectorplan.SORT_ON_SQL)
             path = EXACT_PATH
             rows, total = _ranked_exactly(ranked, vector, metric, count)
             exact = True

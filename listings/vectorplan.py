@@ -1,0 +1,63 @@
+"""Keeping the HNSW branch of vector search on its index, and knowing that it is.
+
+PostgreSQL's cost model for an HNSW index scan grows with `hnsw.ef_search`; at the wide
+searches that give high recall it prices the scan above reading the table and sorting it
+(70-80 ms at 100 000 listings instead of 3-5 ms). Inside the transaction of the HNSW branch
+sorting is therefore switched off (`enable_sort`): the only plan without a Sort node is the
+index's ordered scan, so the planner takes it whatever the filter; where no index can serve
+the query it still sorts (the setting is a penalty, not a ban) and index_used says so.
+
+Which plan that is depends on the shape of the query (which filters, metric, threshold),
+not on the values in it: it is EXPLAINed once per shape and settings and remembered for
+PLAN_TTL_SEC, so a call does not pay a second planning of its own statement.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Hashable, Mapping
+from typing import Any
+
+PLAN_TTL_SEC = 60.0
+MAX_PLANS = 512
+# Back to the planner's own choice for the exact scan that may follow in the same transaction.
+SORT_ON_SQL = "SELECT set_config('enable_sort', 'on', true)"
+
+_plans: dict[Hashable, tuple[float, bool]] = {}
+_lock = threading.Lock()
+
+
+def scans_index(plan: Mapping[str, Any], index: str) -> bool:
+    """Whether an EXPLAIN (FORMAT JSON) plan node, or one under it, scans `index`."""
+    return plan.get("Index Name") == index or any(
+        scans_index(child, index) for child in plan.get("Plans", ())
+    )
+
+
+def explained_uses(qs: Any, index: str) -> bool:
+    """Whether PostgreSQL's plan for `qs` scans `index` (EXPLAIN: planned, not run)."""
+    return scans_index(json.loads(qs.explain(format="json"))[0]["Plan"], index)
+
+
+def plan_uses(qs: Any, index: str, shape: Hashable) -> bool:
+    """explained_uses(qs, index), remembered for PLAN_TTL_SEC per query `shape`."""
+    now = time.monotonic()
+    key = (index, shape)
+    with _lock:
+        cached = _plans.get(key)
+    if cached is not None and cached[0] > now:
+        return cached[1]
+    uses = explained_uses(qs, index)
+    with _lock:
+        if len(_plans) >= MAX_PLANS:
+            _plans.clear()
+        _plans[key] = (now + PLAN_TTL_SEC, uses)
+    return uses
+
+
+def forget_plans() -> None:
+    """Drop the remembered plans (tests; after an index is created or dropped)."""
+    with _lock:
+        _plans.clear()
