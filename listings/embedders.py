@@ -417,6 +417,9 @@ def build_embedder() -> QueryEmbedder:
             cache_size=settings.EMBEDDING_CACHE_SIZE,
         )
     embedder = OfflineEmbedder(dimension=settings.EMBEDDING_DIM)
+    from .threads import limit_threads
+
+    limit_threads()  # numpy's BLAS is loaded by now: cap it before the first forward pass
     return QueryEmbedder(embedder, cache_size=settings.EMBEDDING_CACHE_SIZE)
 
 

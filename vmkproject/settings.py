@@ -167,6 +167,9 @@ if EMBEDDER not in {"offline", "e5", "ollama"}:
 E5_THREADS: int = env.int("E5_THREADS", default=2)
 EMBEDDING_DIM: int = env.int("EMBEDDING_DIM", default=768)
 EMBEDDING_CACHE_SIZE: int = env.int("EMBEDDING_CACHE_SIZE", default=1024)
+# Threads of the numeric libraries (BLAS, OpenMP) an offline embedder computes with; one per
+# core oversubscribes a small machine that also runs PostgreSQL. 0 leaves their defaults.
+EMBEDDER_THREADS: int = env.int("EMBEDDER_THREADS", default=1)
 OLLAMA_HOST: str = env.str("OLLAMA_HOST", default="http://127.0.0.1:11434").rstrip("/")
 OLLAMA_MODEL: str = env.str("OLLAMA_MODEL", default="nomic-embed-text")
 OLLAMA_TIMEOUT_SEC: float = env.float("OLLAMA_TIMEOUT_SEC", default=10.0)

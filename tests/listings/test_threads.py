@@ -1,0 +1,41 @@
+"""EMBEDDER_THREADS caps the BLAS/OpenMP pools of the offline embedder when it is built."""
+
+from __future__ import annotations
+
+import numpy as np
+from threadpoolctl import threadpool_info, threadpool_limits
+
+from listings import embedders, threads
+
+
+def _sizes() -> set[int]:
+    return {int(pool["num_threads"]) for pool in threadpool_info()}
+
+
+def test_building_the_offline_embedder_caps_blas_threads(settings):
+    settings.EMBEDDER, settings.EMBEDDER_THREADS = "offline", 1
+    assert threadpool_info(), "numpy's BLAS should be visible to threadpoolctl"
+    with threadpool_limits(limits=2):  # a known start; restored on the way out
+        assert _sizes() == {2}
+        embedders.build_embedder()
+        assert _sizes() == {1}
+        assert set(threads.pool_sizes().values()) == {1}
+
+
+def test_zero_leaves_the_libraries_defaults(settings):
+    settings.EMBEDDER, settings.EMBEDDER_THREADS = "offline", 0
+    with threadpool_limits(limits=2):
+        assert threads.limit_threads() is None
+        embedders.build_embedder()
+        assert _sizes() == {2}
+
+
+def test_one_thread_gives_the_same_vectors(settings):
+    settings.EMBEDDER, settings.EMBEDDER_THREADS = "offline", 1
+    model = embedders.OfflineEmbedder(dimension=settings.EMBEDDING_DIM)
+    text = ["простора квартира з балконом біля парку"]
+    with threadpool_limits(limits=2):
+        wide = model.embed_blocking(text)
+        threads.limit_threads()
+        narrow = model.embed_blocking(text)
+    assert np.allclose(wide, narrow, atol=1e-5)
