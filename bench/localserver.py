@@ -67,6 +67,7 @@ def start_local_server(
             "warning",
             "--timeout-graceful-shutdown",
             str(int(settings.SHUTDOWN_GRACE_SEC)),
+            *([] if settings.MCP_ACCESS_LOG else ["--no-access-log"]),
         ],
         cwd=settings.BASE_DIR,
         env={**os.environ, "LOG_LEVEL": "WARNING", "PYTHONUNBUFFERED": "1", **(env or {})},

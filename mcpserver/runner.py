@@ -1,8 +1,9 @@
 """Run a synchronous search call for an MCP request, the way Django runs a view.
 
-Each call gets its own thread-sensitive context (so concurrent agents do not queue on one
-thread) and Django's per-request connection handling (so the pooled connection goes back
-to the pool when the call ends). One log line per call.
+Each call runs on a thread of a persistent bounded pool (mcpserver.callpool, so concurrent
+agents do not queue on one thread nor start a thread per call) with Django's per-request
+connection handling (so the pooled connection goes back to the pool when the call ends).
+One log line per call.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from collections.abc import Callable
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
-from asgiref.sync import ThreadSensitiveContext, sync_to_async
 from django.db import close_old_connections
 
 from listings import contacts
@@ -21,7 +21,7 @@ from listings.errors import DatabaseUnavailable, SearchError
 from listings.search import Timings, collect_timings
 from vmkproject import metrics, replicas, sqlcomment
 
-from . import quotas
+from . import callpool, quotas
 from .callers import Caller, anonymous, current_caller
 
 logger = logging.getLogger("vmk.mcp")
@@ -61,8 +61,7 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
     try:
         # Statements of this call name the tool and the agent in a SQL comment.
         with sqlcomment.tagged(tool=tool, agent=agent):
-            async with ThreadSensitiveContext():
-                return await sync_to_async(_run, thread_sensitive=True)(fn, kwargs, timings, caller)
+            return await callpool.run(_run, fn, kwargs, timings, caller)
     except SearchError as exc:
         code = exc.code
         raise

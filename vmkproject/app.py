@@ -69,6 +69,7 @@ async def health_endpoint(request: Request) -> JSONResponse:
 
 
 def build_app(django_app: Any) -> Starlette:
+    from mcpserver import callpool
     from mcpserver.http import mcp_lifespan, mcp_routes
     from mcpserver.metrics_route import metrics_routes
 
@@ -88,6 +89,7 @@ def build_app(django_app: Any) -> Starlette:
         async with mcp_lifespan():
             await warm_tools()
             yield
+        await sync_to_async(callpool.shutdown, thread_sensitive=False)()
         await sync_to_async(close_listings_pool, thread_sensitive=False)()
         metrics.process_exited()
         await sync_to_async(telemetry.shutdown, thread_sensitive=False)()

@@ -211,6 +211,11 @@ MCP_MAX_BODY_BYTES: int = env.int("MCP_MAX_BODY_BYTES", default=1_000_000)
 MCP_MAX_RESULT_TOKENS: int = env.int("MCP_MAX_RESULT_TOKENS", default=10_000)
 # How long clients may cache tools/list, prompts, resource lists and the schema (seconds).
 MCP_CACHE_TTL_SEC: int = env.int("MCP_CACHE_TTL_SEC", default=3600)
+# Threads that run tool calls (a persistent pool; calls beyond it wait for a free thread).
+# More than DB_POOL_MAX, so that calls beyond the connection pool get its bounded wait.
+MCP_CALL_THREADS: int = env.int("MCP_CALL_THREADS", default=2 * DB_POOL_MAX)
+# uvicorn's access log, a second line per request next to the tool call's own line.
+MCP_ACCESS_LOG: bool = env.bool("MCP_ACCESS_LOG", default=False)
 # Seconds in-flight requests get to finish after SIGTERM before the server stops.
 SHUTDOWN_GRACE_SEC: float = env.float("SHUTDOWN_GRACE_SEC", default=10.0)
 # Audit log of tool calls (mcpserver.ToolCall): `manage.py prune_audit_log` deletes rows older

@@ -77,6 +77,7 @@ class Command(BaseCommand):
             port=options["port"],
             workers=max(options["workers"], 1),
             log_level=settings.LOG_LEVEL.lower(),
+            access_log=settings.MCP_ACCESS_LOG,
             lifespan="on",
             timeout_graceful_shutdown=int(settings.SHUTDOWN_GRACE_SEC),
         )

@@ -1,0 +1,73 @@
+"""Tool calls run on a persistent, bounded pool of threads, in the caller's context, and
+give their pooled connection back when they end."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from contextvars import ContextVar
+
+import pytest
+from django.db import connections
+
+from listings import search
+from mcpserver import callpool, runner
+
+pytestmark = pytest.mark.anyio
+
+marker: ContextVar[str] = ContextVar("marker", default="unset")
+
+
+@pytest.fixture(autouse=True)
+def fresh_pool(settings):
+    settings.MCP_CALL_THREADS = 3
+    callpool.shutdown()
+    yield
+    callpool.shutdown()
+
+
+async def test_calls_reuse_the_same_few_threads():
+    await asyncio.gather(*(callpool.run(time.sleep, 0.02) for _ in range(3)))  # all started
+    before = threading.active_count()
+    names = {await callpool.run(lambda: threading.current_thread().name) for _ in range(40)}
+    assert all(name.startswith(callpool.THREAD_PREFIX) for name in names)
+    assert len(names) <= 3
+    assert threading.active_count() == before  # no thread started per call
+
+
+async def test_no_more_calls_run_at_once_than_the_pool_has_threads():
+    running, most = 0, 0
+    lock = threading.Lock()
+
+    def slow() -> None:
+        nonlocal running, most
+        with lock:
+            running += 1
+            most = max(most, running)
+        time.sleep(0.05)
+        with lock:
+            running -= 1
+
+    await asyncio.gather(*(callpool.run(slow) for _ in range(12)))
+    assert most == 3
+
+
+async def test_context_variables_reach_the_thread():
+    marker.set("from the request")
+    assert await callpool.run(marker.get) == "from the request"
+
+
+async def test_a_tool_call_returns_its_pooled_connection(listings_access):
+    listing_id = await callpool.run(
+        lambda: search.PropertyListing.objects.values_list("id", flat=True).first()
+    )
+    detail = await runner.run_search("get_listing_by_id", search.get_listing, listing_id=listing_id)
+    assert detail.id == listing_id
+
+    def holding() -> list[bool]:
+        return [connections["listings"].connection is not None]
+
+    # Every pool thread: none keeps a connection out of the pool between calls.
+    held = await asyncio.gather(*(callpool.run(holding) for _ in range(6)))
+    assert not any(flag for flags in held for flag in flags)
