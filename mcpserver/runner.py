@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from django.db import close_old_connections
 
-from listings import contacts
+from listings import contacts, statements
 from listings.errors import DatabaseUnavailable, SearchError
 from listings.search import Timings, collect_timings
 from vmkproject import metrics, replicas, sqlcomment
@@ -40,15 +40,17 @@ def _run(
     fn: Callable[..., T], kwargs: dict[str, Any], timings: Timings, caller: Caller | None
 ) -> T:
     close_old_connections()
+    count = statements.StatementCount()
     try:
         # In-process calls (the warm-up) have no caller and count against no quota.
         if caller is not None:
             quotas.consume(caller)
-        with collect_timings(timings):
+        with collect_timings(timings), statements.counting(count):
             result = replicas.call_with_failover(fn, kwargs, unavailable=DatabaseUnavailable)
         # The one place on the MCP output path where contacts are masked.
         return contacts.redact(result, show_contacts=(caller or anonymous()).sees_contacts)
     finally:
+        timings.extra.update(statements=count.statements, sql_ms=count.sql_ms)
         close_old_connections()
 
 
@@ -70,21 +72,29 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
         raise
     finally:
         elapsed = (time.perf_counter() - started) * 1000
+        sent = int(timings.extra.get("statements", 0))
+        sql_ms = float(timings.extra.get("sql_ms", 0.0))
         fields = {
             "tool": tool,
             "ms": round(elapsed, 1),
             "embedding_ms": round(timings.embedding_ms, 1),
             "db_ms": round(timings.db_ms, 1),
+            "sql_ms": round(sql_ms, 2),
+            "statements": sent,
             "rows": timings.rows,
             "code": code or "ok",
         }
-        # The same fields as separate keys for LOG_FORMAT=json.
+        # The same fields as separate keys for LOG_FORMAT=json. sql_ms is the time inside
+        # the driver's execute of `statements` statements; ms above it is this server's own.
         logger.info(
-            "tool=%s ms=%.1f embedding_ms=%.1f db_ms=%.1f rows=%d code=%s",
+            "tool=%s ms=%.1f embedding_ms=%.1f db_ms=%.1f sql_ms=%.2f statements=%d rows=%d "
+            "code=%s",
             tool,
             elapsed,
             timings.embedding_ms,
             timings.db_ms,
+            sql_ms,
+            sent,
             timings.rows,
             code or "ok",
             extra=fields,

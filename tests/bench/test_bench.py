@@ -6,6 +6,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from bench import floor as benchfloor
+from bench import workload as bench
+
 pytestmark = pytest.mark.usefixtures("listings_access")
 
 
@@ -40,7 +43,23 @@ def test_bench_search_prints_the_table_and_writes_the_same_json(tmp_path):
         "duplicates",
         "trends_city",
     }
-    assert {s["way"] for s in report["series"]} == {"raw_sql", "search_function"}
+    assert {s["way"] for s in report["series"]} == {
+        "raw_sql",
+        "search_function",
+        "floor",
+        "floor_exact",
+    }
+    # The floor's ef_search is the lowest reaching the target on every filter of the mix.
+    sweep = {row["ef_search"]: row for row in report["ef_sweep"]}
+    floor_ef = report["floor_ef_search"]
+    assert sweep[floor_ef]["recall_worst_filter"] >= benchfloor.FLOOR_RECALL
+    lower = [row for ef, row in sweep.items() if ef < floor_ef]
+    assert all(row["recall_worst_filter"] < benchfloor.FLOOR_RECALL for row in lower)
+    per_call = {row["mode"]: row for row in report["per_call"]}
+    assert per_call["get"]["statements_p50"] == 1
+    assert per_call["semantic"]["statements_p50"] >= 2
+    assert all(row["function_above_sql_p50_ms"] > 0 for row in per_call.values())
+    assert all(r["mcp_over_floor_p50"] is None for r in report["ratios"])
     calls = {s["mode"]: s["calls"] for s in report["series"]}
     assert calls.pop("fulltext_absent") == 1  # one round in ABSENT_EVERY
     assert set(calls.values()) == {2}
@@ -50,3 +69,34 @@ def test_bench_search_prints_the_table_and_writes_the_same_json(tmp_path):
     assert buckets == [0.5, 0.1, 0.01, 0.001]
     assert all(r["short_pages"] == 0 for r in report["recall"])
     assert all(r["recall_at_10"] >= 0.9 for r in report["recall"])
+
+
+def test_mcp_costs_pair_calls_with_the_server_log_lines_in_order(tmp_path):
+    log = tmp_path / "server.log"
+    log.write_text(
+        "INFO vmk.mcp warm-up\n"
+        "tool=get_listing_by_id ms=4.0 embedding_ms=0.0 db_ms=2.0 sql_ms=1.50 statements=1 "
+        "rows=1 code=ok\n"
+        "tool=search_similar_listings ms=9.0 embedding_ms=0.5 db_ms=6.0 sql_ms=5.00 "
+        "statements=3 rows=10 code=ok\n",
+        encoding="utf-8",
+    )
+    cases = [
+        bench.Case("get", print, print, "get_listing_by_id", {}),
+        bench.Case("semantic", print, print, "search_similar_listings", {}),
+    ]
+    series = {
+        "get": bench.Series("get", "mcp_http", 1, [6.0]),
+        "semantic": bench.Series("semantic", "mcp_http", 1, [12.0]),
+    }
+    lines = benchfloor.server_lines(log)
+    rows = {row["mode"]: row for row in benchfloor.mcp_above_sql(cases, series, lines)}
+    assert rows["get"] == {
+        "mode": "get",
+        "mcp_above_sql_p50_ms": 4.5,
+        "server_above_sql_p50_ms": 2.5,
+        "statements_p50": 1,
+    }
+    assert rows["semantic"]["mcp_above_sql_p50_ms"] == 6.5
+    # A log that does not match the calls one to one gives no figures rather than wrong ones.
+    assert benchfloor.mcp_above_sql(cases[:1], series, lines) == []

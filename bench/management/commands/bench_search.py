@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import platform
+import tempfile
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from bench import floor as benchfloor
 from bench import workload
 from bench.localserver import start_local_server
 from listings.errors import SearchError
@@ -57,11 +60,20 @@ class Command(BaseCommand):
             "embedding": workload.embedding_figures(),
             "series": [],
         }
+        # The floor's ef_search: the lowest that reaches FLOOR_RECALL on this database.
+        floor_conn = workload.raw_connection()
+        try:
+            vectors = {q: workload.get_embedder().embed_query_sync(q) for q in workload.QUERIES}
+            report["ef_sweep"] = benchfloor.ef_sweep(floor_conn, vectors, workload.FILTER_MIX)
+        finally:
+            floor_conn.close()
+        ef = report["floor_ef_search"] = benchfloor.lowest_ef(report["ef_sweep"])
         server = None
         url = options["url"]
+        log_dir = Path(tempfile.mkdtemp(prefix="bench-server-"))
         if not url and not options["skip_mcp"]:
             try:
-                server = start_local_server()
+                server = start_local_server({"LOG_LEVEL": "INFO"}, log_dir=log_dir)
             except RuntimeError:
                 raise CommandError("The benchmark server did not start.") from None
             url = server.mcp_url
@@ -71,15 +83,25 @@ class Command(BaseCommand):
             workload.run_raw(cases[: len(cases) // 4], 1)
             if url:
                 workload.run_mcp(url, cases[: len(cases) // 4], 1)
+            report["per_call"] = benchfloor.per_call_costs(cases)
             for level in levels:
                 for runner, way in ((workload.run_raw, "raw"), (workload.run_function, "function")):
                     self.stderr.write(f"  {way} at concurrency {level} ...")
                     for item in runner(cases, level).values():
                         report["series"].append(item.summary())
+                self.stderr.write(f"  floor at concurrency {level} ...")
+                for item in benchfloor.run_floor(cases, level, ef).values():
+                    report["series"].append(item.summary())
                 if url:
                     self.stderr.write(f"  mcp at concurrency {level} ...")
-                    for item in workload.run_mcp(url, cases, level).values():
+                    start = server.log.stat().st_size if server and server.log else 0
+                    mcp_series = workload.run_mcp(url, cases, level)
+                    for item in mcp_series.values():
                         report["series"].append(item.summary())
+                    if level == 1 and server is not None and server.log is not None:
+                        time.sleep(0.5)  # the last call's log line
+                        lines = benchfloor.server_lines(server.log, start)
+                        report["mcp_per_call"] = benchfloor.mcp_above_sql(cases, mcp_series, lines)
         finally:
             if server is not None:
                 server.stop()
@@ -109,12 +131,18 @@ def ratios(series: list[dict[str, Any]]) -> list[dict[str, Any]]:
         floor = item["p50_ms"] or 1e-9
         function = by_key.get((mode, "search_function", level))
         mcp = by_key.get((mode, "mcp_http", level))
+        best = by_key.get((mode, "floor", level))
+        best_ms = (best["p50_ms"] or 1e-9) if best else None
         rows.append(
             {
                 "mode": mode,
                 "concurrency": level,
                 "function_over_raw_p50": round(function["p50_ms"] / floor, 2) if function else None,
                 "mcp_over_raw_p50": round(mcp["p50_ms"] / floor, 2) if mcp else None,
+                "our_sql_over_floor_p50": round(item["p50_ms"] / best_ms, 2) if best_ms else None,
+                "mcp_over_floor_p50": round(mcp["p50_ms"] / best_ms, 2)
+                if mcp and best_ms
+                else None,
             }
         )
     return rows
@@ -136,12 +164,48 @@ def render(report: dict[str, Any]) -> str:
             f"{s['mode']:16} {s['way']:16} {s['concurrency']:>4} {s['calls']:>6} {s['errors']:>4} "
             f"{s['p50_ms']:>8} {s['p90_ms']:>8} {s['p99_ms']:>8} {s['calls_per_s']:>8}"
         )
-    lines += ["", f"{'mode':16} {'conc':>4} {'function/raw':>13} {'mcp/raw':>8}"]
+    lines += [
+        "",
+        "raw_sql = our statements replayed; floor = the best SQL for the same answer "
+        f"(vector: HNSW at ef_search {report.get('floor_ef_search')}, the lowest reaching "
+        f"recall@10 {benchfloor.FLOOR_RECALL}; floor_exact: the exact scan)",
+        f"{'mode':16} {'conc':>4} {'function/raw':>13} {'mcp/raw':>8} {'raw/floor':>10} "
+        f"{'mcp/floor':>10}",
+    ]
     for r in report["ratios"]:
         lines.append(
             f"{r['mode']:16} {r['concurrency']:>4} {r['function_over_raw_p50']!s:>13} "
-            f"{r['mcp_over_raw_p50']!s:>8}"
+            f"{r['mcp_over_raw_p50']!s:>8} {r.get('our_sql_over_floor_p50')!s:>10} "
+            f"{r.get('mcp_over_floor_p50')!s:>10}"
         )
+    if report.get("ef_sweep"):
+        lines += [
+            "",
+            "recall@10 of the HNSW scan against the exact scan, the benchmark's queries x filters",
+            f"{'ef_search':>9} {'recall mean':>12} {'worst filter':>13} {'p50 ms':>8}",
+        ]
+        for r in report["ef_sweep"]:
+            lines.append(
+                f"{r['ef_search']:>9} {r['recall_mean']:>12} {r['recall_worst_filter']:>13} "
+                f"{r['p50_ms']:>8}"
+            )
+    mcp_costs = {r["mode"]: r for r in report.get("mcp_per_call") or []}
+    if report.get("per_call"):
+        lines += [
+            "",
+            "per call (concurrency 1, p50): statements sent, SQL time inside the driver, our "
+            "time above it (function; MCP client; MCP server)",
+            f"{'mode':16} {'stmts':>6} {'sql ms':>8} {'fn above':>9} {'mcp above':>10} "
+            f"{'server above':>13}",
+        ]
+        for r in report["per_call"]:
+            mcp_row = mcp_costs.get(r["mode"], {})
+            lines.append(
+                f"{r['mode']:16} {r['statements_p50']!s:>6} {r['sql_p50_ms']:>8} "
+                f"{r['function_above_sql_p50_ms']:>9} "
+                f"{mcp_row.get('mcp_above_sql_p50_ms', '-')!s:>10} "
+                f"{mcp_row.get('server_above_sql_p50_ms', '-')!s:>13}"
+            )
     if report.get("recall"):
         lines += [
             "",
