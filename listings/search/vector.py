@@ -240,7 +240,8 @@ def _vector_page(
             _card(
                 neighbour.listing,
                 similarity_score=round(1.0 - neighbour.distance, 6),
-                distance=round(distance, 6),
+                # cosine distance is 1 − similarity_score: not sent twice
+                distance=None if metric == "cosine" else round(distance, 6),
             )
         )
     _timing().rows = len(cards)

@@ -122,5 +122,5 @@ async def test_search_tools_fold_duplicates_unless_told_not_to(mcp_server, listi
     assert len(folded_page["listings"]) + folded_page["duplicates_collapsed"] == len(
         every_page["listings"]
     )
-    notes = [c["duplicates_note"] for c in folded_page["listings"] if c["duplicate_ids"]]
+    notes = [c["duplicates_note"] for c in folded_page["listings"] if c.get("duplicate_ids")]
     assert notes and all(note.endswith("цього об'єкта") for note in notes)

@@ -121,7 +121,7 @@ def test_every_metric_ranks_the_same_and_reports_its_distance(metric):
     assert _ids(other) == _ids(cosine)
     first = other.listings[0]
     if metric == "cosine":
-        assert first.distance == pytest.approx(1 - first.similarity_score, abs=1e-5)
+        assert first.distance is None  # 1 − similarity_score, not sent twice
     elif metric == "l2":
         assert first.distance == pytest.approx((2 - 2 * first.similarity_score) ** 0.5, abs=1e-4)
     else:
