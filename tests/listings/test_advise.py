@@ -1,0 +1,56 @@
+"""`check_listings_db --advise`: index DDL for the database's owners, never run by us."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from listings import advise
+
+pytestmark = pytest.mark.usefixtures("listings_access")
+
+INDEXES_SQL = "SELECT indexdef FROM pg_indexes WHERE tablename = 'property_listings'"
+
+
+def _indexes(cursor):
+    cursor.execute(INDEXES_SQL)
+    return sorted(row[0] for row in cursor.fetchall())
+
+
+def test_advice_names_each_index_with_the_figure_it_changes(listings_cursor):
+    before = _indexes(listings_cursor)
+    out = StringIO()
+    call_command("check_listings_db", "--advise", stdout=out)
+    text = out.getvalue()
+    assert "CREATE INDEX CONCURRENTLY ix_property_listings_embedding_hnsw_m24" in text
+    assert "(publish_date DESC NULLS LAST, id DESC);" in text
+    assert "CREATE EXTENSION IF NOT EXISTS pg_trgm;" in text
+    assert "gin_trgm_ops" in text and "ix_property_listings_price_usd" in text
+    # Every piece of advice says what the database does today and what it should change.
+    blocks = [block for block in text.split("\n\n") if "CREATE INDEX" in block]
+    assert len(blocks) == 4
+    for block in blocks:
+        assert "-- now: " in block and "-- expected to change: " in block
+    # Today's plans come from this database: the date and price sorts read the table.
+    assert text.count("Sort → Seq Scan on property_listings") == 2
+    # 3000 listings: every filter is ranked exactly already, so no partial HNSW index.
+    assert "partial HNSW" not in text
+    assert _indexes(listings_cursor) == before  # nothing was created
+
+
+def test_partial_indexes_are_advised_for_big_filter_values_past_the_exact_limit(settings):
+    settings.EXACT_VECTOR_SEARCH_MAX_ROWS = 100
+    titles = [item.title for item in advise.advise()]
+    partial = [title for title in titles if title.startswith("partial HNSW")]
+    assert "partial HNSW index for city = 'Київ'" in partial
+    # a value in most of the table is served as well by the whole-table index
+    assert "partial HNSW index for deal_type = 'sale'" not in partial
+
+
+def test_the_price_expression_is_the_one_the_project_sorts_by(listings_cursor):
+    expression = advise._normalised_price_sql()
+    assert expression.startswith("CASE WHEN") and "%s" not in expression
+    listings_cursor.execute(f"SELECT count(*) FROM property_listings WHERE ({expression}) > 0")
+    assert listings_cursor.fetchone()[0] > 0  # valid SQL over this table
