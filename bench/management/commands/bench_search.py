@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
+import subprocess
 import tempfile
 import time
 from datetime import UTC, datetime
@@ -14,6 +15,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench import floor as benchfloor
+from bench import peer as benchpeer
 from bench import workload
 from bench.localserver import start_local_server
 from listings.errors import SearchError
@@ -41,6 +43,13 @@ class Command(BaseCommand):
         )
         parser.add_argument("--skip-mcp", action="store_true", help="only raw SQL and functions")
         parser.add_argument("--skip-recall", action="store_true")
+        parser.add_argument(
+            "--peer",
+            choices=["toolbox"],
+            default="",
+            help="also time MCP Toolbox for Databases (installed from npm under the data "
+            "directory) running the same statements, interleaved with our MCP calls",
+        )
         parser.add_argument(
             "--out", default="", help="JSON file (default bench/results/<time>.json)"
         )
@@ -102,6 +111,12 @@ class Command(BaseCommand):
                         time.sleep(0.5)  # the last call's log line
                         lines = benchfloor.server_lines(server.log, start)
                         report["mcp_per_call"] = benchfloor.mcp_above_sql(cases, mcp_series, lines)
+            if options["peer"] == "toolbox" and url:
+                self.stderr.write("  mcp and toolbox interleaved at concurrency 1 ...")
+                try:
+                    report["peer"] = benchpeer.run_peer(url, cases, ef, log_dir)
+                except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+                    raise CommandError(f"The Toolbox peer could not run: {exc}") from None
         finally:
             if server is not None:
                 server.stop()
@@ -188,6 +203,19 @@ def render(report: dict[str, Any]) -> str:
             lines.append(
                 f"{r['ef_search']:>9} {r['recall_mean']:>12} {r['recall_worst_filter']:>13} "
                 f"{r['p50_ms']:>8}"
+            )
+    if report.get("peer"):
+        lines += [
+            "",
+            "ours and MCP Toolbox for Databases (postgres-sql tools running the floor's "
+            "statement; semantic and similar get the query vector as a parameter, it cannot "
+            "embed), one SDK client, calls interleaved, concurrency 1",
+            f"{'mode':16} {'ours p50':>9} {'toolbox':>8} {'ours/toolbox':>13}",
+        ]
+        for r in report["peer"]["rows"]:
+            lines.append(
+                f"{r['mode']:16} {r['ours_p50_ms']:>9} {r['toolbox_p50_ms']!s:>8} "
+                f"{r['ours_over_toolbox_p50']!s:>13}"
             )
     mcp_costs = {r["mode"]: r for r in report.get("mcp_per_call") or []}
     if report.get("per_call"):

@@ -1,0 +1,294 @@
+"""The peer in the benchmark: Google's MCP Toolbox for Databases running our statements.
+
+`bench_search --peer toolbox` installs the Toolbox server from npm under the data
+directory when it is missing, writes a `tools.yaml` whose `postgres-sql` tools run, as
+prepared statements, the main statement each case's floor sends (recorded from the floor
+itself, so both answer with the same SQL), and times our MCP tool and the peer's through
+the same SDK client, calls interleaved. The peer cannot embed: a semantic call gets the
+query vector as a parameter (`$n::vector` text), and its source sets the floor's
+`ef_search` (and keeps the planner on the HNSW index) for its whole session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import httpx
+import numpy as np
+import psycopg
+from django.conf import settings
+
+from bench import floor as benchfloor
+from bench import workload as bench
+
+TOOLBOX_PACKAGE = "@toolbox-sdk/server-linux-x64@1.12.0"
+TOOLBOX_BINARY = Path("node_modules/@toolbox-sdk/server-linux-x64/bin/toolbox")
+NPM_MISSING = "npm is not installed: the Toolbox peer is installed from npm."
+TOOLBOX_FAILED = "MCP Toolbox for Databases did not start; see {log}."
+VECTOR_SOURCE, PLAIN_SOURCE = "vmk_vector", "vmk_plain"
+# Hybrid search fuses two statements' results in Python: no one statement is its answer.
+PEERLESS = {"hybrid"}
+
+
+def toolbox_binary(data_dir: Path) -> Path:
+    """The Toolbox server under `data_dir`/toolbox, installed from npm when missing."""
+    home = data_dir / "toolbox"
+    binary = home / TOOLBOX_BINARY
+    if binary.exists():
+        return binary
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError(NPM_MISSING)
+    home.mkdir(parents=True, exist_ok=True)
+    subprocess.run(  # noqa: S603 - npm with a fixed package name
+        [npm, "install", "--prefix", str(home), "--no-audit", "--no-fund", TOOLBOX_PACKAGE],
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    return binary
+
+
+# --- the statements each case's floor sends --------------------------------------------------
+
+
+class _Recorder:
+    """A psycopg connection that runs every statement and keeps the last one sent."""
+
+    def __init__(self, conn: psycopg.Connection) -> None:
+        self.conn = conn
+        self.sent: list[tuple[str, list[Any]]] = []
+
+    def execute(self, sql: str, params: Any = None) -> Any:
+        self.sent.append((sql, list(params or [])))
+        return self.conn.execute(sql, params)
+
+    def transaction(self) -> Any:
+        return self.conn.transaction()
+
+
+@dataclass
+class PeerTool:
+    name: str
+    source: str
+    statement: str
+    kinds: list[str]
+    calls: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, np.ndarray) or hasattr(value, "to_numpy"):
+        return "vector"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "float"
+    return "string"
+
+
+def _argument(value: Any, kind: str) -> Any:
+    if kind == "vector":
+        array = np.asarray(getattr(value, "to_numpy", lambda: value)(), dtype=np.float32)
+        return "[" + ",".join(f"{x:.7g}" for x in array) + "]"
+    return value
+
+
+def _numbered(sql: str, kinds: list[str]) -> str:
+    """psycopg's %s placeholders as PostgreSQL's $1..$n; vectors as `$n::vector`."""
+    counter = iter(range(1, len(kinds) + 1))
+
+    def number(_: re.Match[str]) -> str:
+        index = next(counter)
+        return f"${index}::vector" if kinds[index - 1] == "vector" else f"${index}"
+
+    return re.sub(r"%s", number, sql.replace("%%", "%"))
+
+
+def peer_tools(
+    cases: list[bench.Case], conn: psycopg.Connection, ef: int
+) -> tuple[dict[str, PeerTool], list[tuple[bench.Case, PeerTool, dict[str, Any]]]]:
+    """One postgres-sql tool per distinct main statement of the cases' floors, and each
+    case's call of it."""
+    tools: dict[str, PeerTool] = {}
+    plan = []
+    for case in cases:
+        if case.mode in PEERLESS:
+            continue
+        (_, call), *_ = benchfloor.floors_of(case, ef)
+        recorder = _Recorder(conn)
+        call(cast(Any, recorder))
+        sql, params = recorder.sent[-1]
+        kinds = [_kind(value) for value in params]
+        statement = _numbered(sql, kinds)
+        source = VECTOR_SOURCE if "vector" in kinds or "<=>" in sql else PLAIN_SOURCE
+        key = statement + "\0" + source
+        if key not in tools:
+            tools[key] = PeerTool(f"{case.mode}_{len(tools)}", source, statement, kinds)
+        tool = tools[key]
+        arguments = {
+            f"p{i + 1}": _argument(v, k) for i, (v, k) in enumerate(zip(params, kinds, strict=True))
+        }
+        plan.append((case, tool, arguments))
+    return {tool.name: tool for tool in tools.values()}, plan
+
+
+def tools_yaml(tools: dict[str, PeerTool], conn: psycopg.Connection, ef: int) -> str:
+    """The Toolbox configuration (JSON is YAML): two sources on the embedded server's socket
+    (one with the floor's vector settings), a postgres-sql tool per statement."""
+    info = conn.info
+
+    def source(options: str) -> dict[str, Any]:
+        params: dict[str, str] = {"host": info.host}
+        if options:
+            params["options"] = options
+        return {
+            "kind": "postgres",
+            "host": "localhost",
+            "port": str(info.port),
+            "database": info.dbname,
+            "user": info.user,
+            # Toolbox requires one; the embedded server trusts its socket and ignores it.
+            "password": info.password or "unused",
+            "queryParams": params,
+        }
+
+    vector_options = (
+        f"-c hnsw.ef_search={ef} -c hnsw.iterative_scan=relaxed_order -c enable_sort=off"
+    )
+    yaml_types = {"vector": "string", "integer": "integer", "float": "float", "string": "string"}
+    config = {
+        "sources": {VECTOR_SOURCE: source(vector_options), PLAIN_SOURCE: source("")},
+        "tools": {
+            tool.name: {
+                "kind": "postgres-sql",
+                "source": tool.source,
+                "description": f"bench statement {tool.name}",
+                "statement": tool.statement,
+                "parameters": [
+                    {
+                        "name": f"p{i + 1}",
+                        "type": yaml_types.get(kind, "string"),
+                        "description": f"parameter {i + 1}",
+                    }
+                    for i, kind in enumerate(tool.kinds)
+                ],
+            }
+            for tool in tools.values()
+        },
+    }
+    return json.dumps(config, ensure_ascii=False, indent=1)
+
+
+class Toolbox:
+    def __init__(self, binary: Path, config: Path, port: int, log: Path) -> None:
+        self.log = log
+        self.url = f"http://127.0.0.1:{port}/mcp"
+        self.process = subprocess.Popen(  # noqa: S603 - the binary npm installed
+            [
+                str(binary),
+                "--config",
+                str(config),
+                "--port",
+                str(port),
+                "--disable-version-check",
+                "--disable-reload",
+                "--log-level",
+                "WARN",
+            ],
+            stdout=log.open("w"),
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+                return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(TOOLBOX_FAILED.format(log=log))
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+
+
+async def _interleaved(
+    ours_url: str, peer_url: str, plan: list[tuple[bench.Case, PeerTool, dict[str, Any]]]
+) -> dict[str, dict[str, bench.Series]]:
+    from mcp import Client
+
+    series: dict[str, dict[str, bench.Series]] = {"ours": {}, "toolbox": {}}
+    async with Client(ours_url) as ours, Client(peer_url) as peer:
+        # one untimed call each: sessions, pools, prepared statements
+        for client, name, args in (
+            (ours, plan[0][0].tool, plan[0][0].arguments),
+            (peer, plan[0][1].name, plan[0][2]),
+        ):
+            await client.call_tool(name, args)
+        for index, (case, tool, arguments) in enumerate(plan):
+            order = [
+                ("ours", ours, case.tool, case.arguments),
+                ("toolbox", peer, tool.name, arguments),
+            ]
+            if index % 2:
+                order.reverse()
+            for who, client, name, args in order:
+                started = time.perf_counter()
+                result = await client.call_tool(name, args)
+                elapsed = (time.perf_counter() - started) * 1000
+                item = series[who].setdefault(case.mode, bench.Series(case.mode, f"mcp_{who}", 1))
+                item.latencies_ms.append(elapsed)
+                item.errors += int(bool(result.is_error))
+    return series
+
+
+def run_peer(ours_url: str, cases: list[bench.Case], ef: int, work_dir: Path) -> dict[str, Any]:
+    """Our MCP tools and the Toolbox peer over the same cases, interleaved, concurrency 1."""
+    from bench.localserver import free_port
+
+    binary = toolbox_binary(Path(settings.DATA_DIR))
+    conn = bench.raw_connection()
+    try:
+        tools, plan = peer_tools(cases, conn, ef)
+        config = work_dir / "tools.yaml"
+        config.write_text(tools_yaml(tools, conn, ef), encoding="utf-8")
+    finally:
+        conn.close()
+    toolbox = Toolbox(binary, config, free_port(), work_dir / "toolbox.log")
+    try:
+        series = asyncio.run(_interleaved(ours_url, toolbox.url, plan))
+    finally:
+        toolbox.stop()
+    rows = []
+    for mode, ours in sorted(series["ours"].items()):
+        peer = series["toolbox"].get(mode)
+        ours_p50 = ours.summary()["p50_ms"]
+        peer_p50 = peer.summary()["p50_ms"] if peer else None
+        rows.append(
+            {
+                "mode": mode,
+                "ours_p50_ms": ours_p50,
+                "toolbox_p50_ms": peer_p50,
+                "ours_over_toolbox_p50": round(ours_p50 / peer_p50, 2) if peer_p50 else None,
+                "toolbox_errors": peer.errors if peer else None,
+                "note": "toolbox gets the query vector as a parameter (it cannot embed)"
+                if mode in {"semantic", "similar"}
+                else "",
+            }
+        )
+    return {"tools": len(tools), "rows": rows}

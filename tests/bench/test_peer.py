@@ -1,0 +1,51 @@
+"""The Toolbox peer runs, as prepared statements, the statements our floor sends."""
+
+from __future__ import annotations
+
+import json
+
+import psycopg
+import pytest
+
+from bench import floor as benchfloor
+from bench import peer as benchpeer
+from bench import workload as bench
+
+pytestmark = pytest.mark.usefixtures("listings_access")
+
+
+def test_placeholders_become_numbered_parameters_with_vectors_cast():
+    sql = "SELECT 1 WHERE a = %s AND b ILIKE '%%x%%' AND e <=> %s < %s"
+    assert (
+        benchpeer._numbered(sql, ["string", "vector", "float"])
+        == "SELECT 1 WHERE a = $1 AND b ILIKE '%x%' AND e <=> $2::vector < $3"
+    )
+
+
+def test_every_peer_statement_prepares_on_the_database_and_answers_like_the_floor():
+    cases = bench.seeded_cases(7, 2)
+    conn = bench.raw_connection()
+    try:
+        tools, plan = benchpeer.peer_tools(cases, conn, ef=40)
+        assert {case.mode for case, _, _ in plan} == {c.mode for c in cases} - benchpeer.PEERLESS
+        for index, tool in enumerate(tools.values()):
+            conn.execute(f"PREPARE peer_{index} AS {tool.statement}")  # parses and types
+        config = json.loads(benchpeer.tools_yaml(tools, conn, ef=40))
+        assert set(config["tools"]) == set(tools)
+        assert (
+            "hnsw.ef_search=40"
+            in config["sources"][benchpeer.VECTOR_SOURCE]["queryParams"]["options"]
+        )
+        # A get call through the peer's statement returns the row the floor returns.
+        case, tool, arguments = next(item for item in plan if item[0].mode == "get")
+        rows = (
+            psycopg.ClientCursor(conn)
+            .execute(
+                f"EXECUTE peer_{list(tools).index(tool.name)}({', '.join(['%s'] * len(arguments))})",
+                list(arguments.values()),
+            )
+            .fetchall()
+        )
+        assert len(rows) == benchfloor.floors_of(case, 40)[0][1](conn) == 1
+    finally:
+        conn.close()
