@@ -9,7 +9,8 @@ the query it still sorts (the setting is a penalty, not a ban) and index_used sa
 
 Which plan that is depends on the shape of the query (which filters, metric, threshold),
 not on the values in it: it is EXPLAINed once per shape and settings and remembered for
-PLAN_TTL_SEC, so a call does not pay a second planning of its own statement.
+PLAN_TTL_SEC, so a call does not pay a second planning of its own statement. The planner's
+row estimate for a filter (which path to take, and the total) is remembered as long.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any
+
+from django.db import connections
 
 PLAN_TTL_SEC = 60.0
 MAX_PLANS = 512
@@ -41,10 +44,16 @@ def explained_uses(qs: Any, index: str) -> bool:
     return scans_index(json.loads(qs.explain(format="json"))[0]["Plan"], index)
 
 
+def _database() -> tuple[Any, ...]:
+    """Which database a remembered fact is about (tests switch the alias between several)."""
+    config = connections["listings"].settings_dict
+    return (config.get("HOST"), config.get("PORT"), config.get("NAME"))
+
+
 def plan_uses(qs: Any, index: str, shape: Hashable) -> bool:
     """explained_uses(qs, index), remembered for PLAN_TTL_SEC per query `shape`."""
     now = time.monotonic()
-    key = (index, shape)
+    key = (_database(), index, shape)
     with _lock:
         cached = _plans.get(key)
     if cached is not None and cached[0] > now:
@@ -57,7 +66,28 @@ def plan_uses(qs: Any, index: str, shape: Hashable) -> bool:
     return uses
 
 
+_estimates: dict[Hashable, tuple[float, int]] = {}
+
+
+def remembered_estimate(key: Hashable, estimate: Callable[[], int]) -> int:
+    """`estimate()` (the planner's row estimate for a filter), remembered for PLAN_TTL_SEC
+    per `key`: the statistics behind it change with ANALYZE, not from call to call."""
+    now = time.monotonic()
+    key = (_database(), key)
+    with _lock:
+        cached = _estimates.get(key)
+    if cached is not None and cached[0] > now:
+        return cached[1]
+    value = estimate()
+    with _lock:
+        if len(_estimates) >= MAX_PLANS:
+            _estimates.clear()
+        _estimates[key] = (now + PLAN_TTL_SEC, value)
+    return value
+
+
 def forget_plans() -> None:
-    """Drop the remembered plans (tests; after an index is created or dropped)."""
+    """Drop the remembered plans and estimates (tests; after an index is created or dropped)."""
     with _lock:
         _plans.clear()
+        _estimates.clear()

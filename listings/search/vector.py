@@ -149,7 +149,9 @@ def _neighbours(
     path, sort_off = EXACT_PATH, False
     hnsw = capabilities.current().hnsw_index
     with _database(), transaction.atomic(using=LISTINGS):
-        estimate = estimated_count(base)
+        estimate = vectorplan.remembered_estimate(
+            (filters.model_dump_json(), exclude_id is None), lambda: estimated_count(base)
+        )
         # Without an HNSW index the "index" path would be a slower exact scan: skip it.
         if hnsw is not None and estimate > settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
             path = hnsw

@@ -87,3 +87,15 @@ def test_a_short_index_page_falls_back_to_the_exact_scan_with_sorting_back_on():
     assert any(vectorplan.SORT_ON_SQL in sql for sql in sent)
     assert page.index_used == search.EXACT_PATH
     assert page.listings == [] and page.total_exact
+
+
+def test_a_repeated_filter_sends_only_the_options_and_the_page(settings):
+    from listings import statements
+
+    _page_statement({"city": "Одеса"})
+    with statements.counting() as count, CaptureQueriesContext(connections["listings"]) as q:
+        page = search.semantic_search(query=QUERY, filters={"city": "Одеса"}, limit=10)
+    sent = [entry["sql"] for entry in q.captured_queries]
+    assert not [sql for sql in sent if "EXPLAIN" in sql]  # plan and estimate remembered
+    assert count.statements == 2, sent  # the transaction's options, then the page
+    assert page.index_used == search.HNSW_INDEX and len(page.listings) == 10
