@@ -11,7 +11,8 @@ import time
 import httpx
 import pytest
 from django.conf import settings
-from vmkproject.localserver import free_port
+
+from bench.localserver import free_port
 
 ACCESS_LINE = '"GET /health HTTP/1.1" 200'
 
