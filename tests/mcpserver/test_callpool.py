@@ -12,6 +12,7 @@ import pytest
 from django.db import connections
 
 from listings import search
+from listings.models import PropertyListing
 from mcpserver import callpool, runner
 
 pytestmark = pytest.mark.anyio
@@ -59,9 +60,10 @@ async def test_context_variables_reach_the_thread():
 
 
 async def test_a_tool_call_returns_its_pooled_connection(listings_access):
-    listing_id = await callpool.run(
-        lambda: search.PropertyListing.objects.values_list("id", flat=True).first()
-    )
+    def first_id() -> int:
+        return int(PropertyListing.objects.values_list("id", flat=True).first())
+
+    listing_id = await runner.run_search("lookup", first_id)
     detail = await runner.run_search("get_listing_by_id", search.get_listing, listing_id=listing_id)
     assert detail.id == listing_id
 
