@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from listings import vocabulary
-from listings.interpretation import Gazetteer, interpret
-from listings.interpretation import morphology
+from listings.interpretation import Gazetteer, interpret, morphology
 
 PROPERTY_TYPES = {
     "apartment": "Квартира",

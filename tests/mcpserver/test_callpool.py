@@ -61,7 +61,9 @@ async def test_context_variables_reach_the_thread():
 
 async def test_a_tool_call_returns_its_pooled_connection(listings_access):
     def first_id() -> int:
-        return int(PropertyListing.objects.values_list("id", flat=True).first())
+        found = PropertyListing.objects.values_list("id", flat=True).first()
+        assert found is not None
+        return int(found)
 
     listing_id = await runner.run_search("lookup", first_id)
     detail = await runner.run_search("get_listing_by_id", search.get_listing, listing_id=listing_id)

@@ -72,7 +72,7 @@ class Command(BaseCommand):
         # The floor's ef_search: the lowest that reaches FLOOR_RECALL on this database.
         floor_conn = workload.raw_connection()
         try:
-            vectors = {q: workload.get_embedder().embed_query_sync(q) for q in workload.QUERIES}
+            vectors = {q: workload.get_embedder().embed_query(q) for q in workload.QUERIES}
             report["ef_sweep"] = benchfloor.ef_sweep(floor_conn, vectors, workload.FILTER_MIX)
         finally:
             floor_conn.close()
