@@ -35,7 +35,7 @@ def test_one_thread_gives_the_same_vectors(settings):
     model = embedders.OfflineEmbedder(dimension=settings.EMBEDDING_DIM)
     text = ["простора квартира з балконом біля парку"]
     with threadpool_limits(limits=2):
-        wide = model.embed_blocking(text)
+        wide = model.embed(text)
         threads.limit_threads()
-        narrow = model.embed_blocking(text)
+        narrow = model.embed(text)
     assert np.allclose(wide, narrow, atol=1e-5)
