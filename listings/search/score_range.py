@@ -21,6 +21,7 @@ from .vector import semantic_search
 logger = logging.getLogger("vmk.search")
 
 RANGE_TTL_SEC = 600.0
+FAILED_RANGE_TTL_SEC = 30.0
 # Requests the range is measured with: short, long, with and without constraints.
 RANGE_PROBES = (
     "квартира",
@@ -75,5 +76,7 @@ def score_range() -> dict[str, Any] | None:
         logger.warning("score range not measured: %s", exc.code)
         measured = None
     with _lock:
-        measured_ranges[name] = (now + RANGE_TTL_SEC, measured)
+        # A failed measurement (database down, no vectors yet) is retried soon, not in 10 min.
+        ttl = RANGE_TTL_SEC if measured else FAILED_RANGE_TTL_SEC
+        measured_ranges[name] = (now + ttl, measured)
     return dict(measured) if measured else None

@@ -6,9 +6,17 @@ import pytest
 
 from listings import describe, search
 from listings.search.cut import CUT_NOTE
-from listings.search.score_range import score_range
+from listings.search.score_range import measured_ranges, score_range
 
 pytestmark = pytest.mark.usefixtures("listings_access")
+
+
+@pytest.fixture(autouse=True)
+def measured_afresh():
+    # Measured on this database: not a range an earlier test left (another database, or a
+    # measurement that failed while a fault test had the database down).
+    measured_ranges.clear()
+
 
 SEED_EXAMPLE = "3-кімнатна квартира Київ продаж"
 
