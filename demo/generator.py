@@ -1466,3 +1466,10 @@ def embedding_text(row: Mapping[str, Any]) -> str:
     if place:
         parts.append(place)
     return "\n".join(p for p in parts if p)
+
+
+def short_embedding_text(row: Mapping[str, Any]) -> str:
+    """Title and place only: about 4x faster to embed, for benchmark databases whose speed and
+    recall are measured, not their ranking quality (`generate_listings --embed-text short`)."""
+    place = ", ".join(p for p in (row.get("district"), row.get("city")) if p)
+    return "\n".join(p for p in (row.get("title"), place) if p)

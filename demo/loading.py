@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -86,6 +86,7 @@ def load_synthetic_listings(
     embed: Callable[[list[str]], Any] | None = None,
     embedder_name: str | None = None,
     progress: bool = True,
+    text_of: Callable[[Mapping[str, Any]], str] = generator.embedding_text,
 ) -> int:
     """Generate `count` listings and COPY them with their embeddings; returns rows loaded."""
     meta = schema.read_meta(conn)
@@ -116,13 +117,13 @@ def load_synthetic_listings(
         for row in rows:
             batch.append(row)
             if len(batch) == BATCH_SIZE:
-                _write_batch(copy, batch, embed)
+                _write_batch(copy, batch, embed, text_of)
                 done += len(batch)
                 batch = []
                 if progress:
                     _progress(done, count, started)
         if batch:
-            _write_batch(copy, batch, embed)
+            _write_batch(copy, batch, embed, text_of)
             done += len(batch)
             if progress:
                 _progress(done, count, started)
@@ -136,14 +137,20 @@ def load_synthetic_listings(
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
         seed=str(seed),
         generator_version=generator.GENERATOR_VERSION,
+        embedding_text="full" if text_of is generator.embedding_text else "short",
     )
     logger.info("loaded %d listings in %.1f s", done, time.monotonic() - started)
     return done
 
 
-def _write_batch(copy: Any, batch: list[dict[str, Any]], embed: Callable[[list[str]], Any]) -> None:
+def _write_batch(
+    copy: Any,
+    batch: list[dict[str, Any]],
+    embed: Callable[[list[str]], Any],
+    text_of: Callable[[Mapping[str, Any]], str],
+) -> None:
     wanted = [row for row in batch if has_embedding(row["id"])]
-    vectors = embed([generator.embedding_text(row) for row in wanted]) if wanted else []
+    vectors = embed([text_of(row) for row in wanted]) if wanted else []
     by_id = {
         row["id"]: np.asarray(vec, dtype=np.float32)
         for row, vec in zip(wanted, vectors, strict=True)

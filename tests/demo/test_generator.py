@@ -562,6 +562,14 @@ def test_embedding_text_is_title_description_and_place(rows):
     assert embedding_text({"title": None, "description": None, "city": None}) == ""
 
 
+def test_short_embedding_text_leaves_out_the_description(rows):
+    row = rows[0]
+    text = generator.short_embedding_text(row)
+    assert text == f"{row['title']}\n{row['district']}, {row['city']}"
+    assert row["description"] not in text
+    assert generator.short_embedding_text({"title": None, "city": None}) == ""
+
+
 def test_one_listing_in_a_thousand_carries_instruction_like_text():
     from demo.generator import INSTRUCTION_LIKE_EVERY, INSTRUCTION_LIKE_TEXTS
 
