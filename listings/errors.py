@@ -62,13 +62,11 @@ QUERY_TOO_LONG = "'query' is {length} characters long; the limit is {limit}."
 QUERY_CONTROL_CHARS = "'query' must not contain control characters."
 LIMIT_RANGE = "'limit' must be an integer from 1 to {max_limit}."
 OFFSET_RANGE = "'offset' must be an integer from 0 to {max_offset}."
-METRIC_UNKNOWN = "'distance_metric' must be one of: cosine, l2, inner_product."
-SORT_UNKNOWN = "'sort_by' must be one of: relevance, price_asc, price_desc, date_desc, area_desc."
+# "'sort_by' must be one of: relevance, price_asc, ..." (listings.types fills in the Literals).
+ONE_OF = "'{name}' must be one of: {allowed}."
 MIN_SIMILARITY_RANGE = "'min_similarity' must be a number from -1 to 1 (1 − cosine distance)."
-GROUP_BY_UNKNOWN = (
-    "'group_by' must be one of: city, district, rooms_count, deal_type, building_type."
-)
 CURRENCY_UNKNOWN = "'currency' must be one of: {allowed}."
+BINS_RANGE = "'bins' must be an integer from {low} to {high}."
 LISTING_ID_INVALID = "'listing_id' must be a positive integer."
 LISTING_NOT_FOUND = "Listing {listing_id} does not exist."
 LISTING_HAS_NO_EMBEDDING = (

@@ -16,8 +16,8 @@ from django.db.models import Count, F, Func, IntegerField, Q, Value
 from django.db.models.functions import Abs, Trunc
 from pgvector.django import CosineDistance
 
-from .errors import InvalidArgument, NotFound
-from .filters import Filters, parse_filters
+from .errors import NotFound
+from .filters import parse_filters
 from .market_results import (
     Comparable,
     DuplicateMatch,
@@ -33,24 +33,31 @@ from .models import PropertyListing
 from .querysets import price_bounds, price_in
 from .results import SearchPage
 from .search import (
-    CURRENCY_UNKNOWN,
-    GROUP_BY,
-    GROUP_BY_UNKNOWN,
     LISTING_NOT_FOUND,
     MIXED_DEALS_WARNING,
     Median,
     Percentile,
     _database,
-    _listing_id,
     _rates,
     _timing,
 )
+from .types import (
+    BINS_RANGE,
+    CURRENCY_UNKNOWN,
+    GROUP_BY_UNKNOWN,
+    PERIOD_UNKNOWN,
+    PERIODS,
+    Bins,
+    FigureCurrency,
+    GroupBy,
+    ListingId,
+    RawFilters,
+    TrendPeriod,
+    checked,
+)
 
-PERIODS = ("month", "quarter")
 DISTRIBUTION_BINS = 20
 DISTRIBUTION_TAILS = 0.02
-BINS_RANGE = "'bins' must be an integer from 2 to 100."
-PERIOD_UNKNOWN = "'period' must be one of: month, quarter."
 MIN_SAMPLE = 5  # a period's figures from fewer listings are marked low_sample
 MAX_TREND_GROUPS = 12
 
@@ -101,20 +108,14 @@ LISTING_FIELDS = (
 )
 
 
-def _listing(listing_id: Any, *, with_embedding: bool = False) -> PropertyListing:
-    number = _listing_id(listing_id)
+def _listing(number: int, *, with_embedding: bool = False) -> PropertyListing:
+    """Listing `number` (an id its caller's types checked) or NotFound."""
     fields = (*LISTING_FIELDS, "embedding") if with_embedding else LISTING_FIELDS
     with _database():
         listing = PropertyListing.objects.only(*fields).filter(id=number).first()
     if listing is None:
         raise NotFound(LISTING_NOT_FOUND.format(listing_id=number))
     return listing
-
-
-def _currency(currency: Any) -> str:
-    if not isinstance(currency, str) or currency not in _rates():
-        raise InvalidArgument(CURRENCY_UNKNOWN.format(allowed=", ".join(_rates())))
-    return currency
 
 
 def _round(value: Any, digits: int = 2) -> float | None:
@@ -160,12 +161,13 @@ def _change(points: list[TrendPoint]) -> float | None:
     return None
 
 
+@checked
 def price_trends(
     *,
-    filters: Filters | Mapping[str, Any] | None = None,
-    group_by: str | None = None,
-    period: str = "month",
-    currency: str = "USD",
+    filters: RawFilters = None,
+    group_by: GroupBy = None,
+    period: TrendPeriod = "month",
+    currency: FigureCurrency = "USD",
 ) -> TrendResult:
     """Count, median price and median price per m² per month or quarter of publish_date.
 
@@ -176,11 +178,6 @@ def price_trends(
     parsed = parse_filters(filters)
     if "listing_status" not in parsed.model_fields_set:
         parsed = parsed.model_copy(update={"listing_status": "any"})
-    if group_by is not None and group_by not in GROUP_BY:
-        raise InvalidArgument(GROUP_BY_UNKNOWN)
-    if period not in PERIODS:
-        raise InvalidArgument(PERIOD_UNKNOWN)
-    currency = _currency(currency)
     qs = (
         PropertyListing.objects.filtered(parsed, _rates())
         .filter(publish_date__isnull=False)
@@ -264,18 +261,16 @@ def price_trends(
 # --- price distribution --------------------------------------------------------------------
 
 
+@checked
 def price_distribution(
     *,
-    filters: Filters | Mapping[str, Any] | None = None,
-    currency: str = "USD",
-    bins: int = DISTRIBUTION_BINS,
+    filters: RawFilters = None,
+    currency: FigureCurrency = "USD",
+    bins: Bins = DISTRIBUTION_BINS,
 ) -> PriceDistribution:
     """How many listings fall in each price band, between the 2nd and 98th percentiles
     (the listings outside are counted apart, so one mansion does not flatten the chart)."""
     parsed = parse_filters(filters)
-    currency = _currency(currency)
-    if not isinstance(bins, int) or isinstance(bins, bool) or not 2 <= bins <= 100:
-        raise InvalidArgument(BINS_RANGE)
     qs = (
         PropertyListing.objects.filtered(parsed, _rates())
         .annotate(p=price_in(currency, _rates()))
@@ -364,10 +359,10 @@ def comparables_of(listing: PropertyListing) -> tuple[Any, dict[str, Any]]:
     return qs, criteria
 
 
-def market_context(*, listing_id: int, currency: str = "USD") -> MarketContext:
+@checked
+def market_context(*, listing_id: ListingId, currency: FigureCurrency = "USD") -> MarketContext:
     """How a listing's price compares with its comparables: how many, their median price
     and price per m², the listing's percentile, and a verdict in plain Ukrainian."""
-    currency = _currency(currency)
     listing = _listing(listing_id)
     price = _in(listing.price, listing.currency, currency)
     area = _round(listing.total_area)
@@ -665,7 +660,8 @@ def collapsing(search_function: Callable[..., SearchPage]) -> Callable[..., Sear
     return run
 
 
-def find_duplicates(*, listing_id: int) -> DuplicatesResult:
+@checked
+def find_duplicates(*, listing_id: ListingId) -> DuplicatesResult:
     """Listings that are probably the same property as this one, each with its evidence.
 
     Precision comes first (a false merge hides a real offer): see DUPLICATE_RULE.
@@ -683,8 +679,12 @@ def find_duplicates(*, listing_id: int) -> DuplicatesResult:
 
 
 __all__ = [
+    "BINS_RANGE",
+    "CURRENCY_UNKNOWN",
     "DUPLICATE_RULE",
+    "GROUP_BY_UNKNOWN",
     "PERIODS",
+    "PERIOD_UNKNOWN",
     "collapse_duplicates",
     "collapsing",
     "find_duplicates",

@@ -31,11 +31,7 @@ HNSW_INDEX = "ix_property_listings_embedding_hnsw"
 EXACT_PATH = "exact (pre-filtered scan)"
 RRF_K = 60
 SNIPPET_CHARS = 300
-MAX_OFFSET = 10_000
 MAX_CANDIDATES = 1_000
-DISTANCE_METRICS = ("cosine", "l2", "inner_product")
-SORT_ORDERS = ("relevance", "price_asc", "price_desc", "date_desc", "area_desc")
-GROUP_BY = ("city", "district", "rooms_count", "deal_type", "building_type")
 MAX_STATS_GROUPS = 100
 
 

@@ -15,6 +15,8 @@ from mcp.server.caching import CacheHint
 from mcp_types import Icon
 from mcp_types import Tool as MCPTool
 
+from listings import types
+
 # The order tools/list shows them in: the usual first call first.
 TOOL_TITLES = {
     "hybrid_search": "Hybrid search (meaning + words)",
@@ -31,7 +33,7 @@ TOOL_TITLES = {
 SEARCH_TOOLS = frozenset(
     {"search_similar_listings", "search_by_metadata", "hybrid_search", "find_similar_to_listing"}
 )
-DETAILS = ("brief", "card", "full")
+DETAILS = types.DETAILS  # the detail levels, typed once (listings.types.Detail)
 DETAIL_ARGUMENT = {
     "enum": list(DETAILS),
     "default": "card",

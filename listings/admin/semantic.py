@@ -10,6 +10,8 @@ from django.conf import settings
 from django.http import QueryDict
 from django.urls import reverse
 
+from .. import types
+from ..errors import InvalidArgument
 from ..models import DealType
 from ..results import SearchPage
 from .formatting import enum_label, format_area, format_price
@@ -107,3 +109,10 @@ class SemanticSearchForm(forms.Form):
         city.choices = [("", "усі міста"), *((name, name) for name in cities)]
         limit = cast(forms.TypedChoiceField, self.fields["limit"])
         limit.choices = [(n, str(n)) for n in SEMANTIC_LIMITS if n <= settings.MAX_LIMIT]
+
+    def clean_query(self) -> str:
+        """The query as the tools take it (listings.types.Query), refused with their message."""
+        try:
+            return types.query_text(self.cleaned_data["query"])
+        except InvalidArgument as exc:
+            raise forms.ValidationError(exc.message) from None

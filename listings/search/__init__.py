@@ -2,8 +2,8 @@
 
 Functions are synchronous (Django ORM); async callers run them in a worker thread. They
 raise typed errors from listings.errors and never return error values. One idea per module:
-runtime (timings, errors, counting, the cache), arguments, filtering, cards, vector, text,
-hybrid, stats.
+runtime (timings, errors, counting, the cache), filtering, cards, vector, text,
+hybrid, stats. Their arguments are typed in listings.types and checked on the way in.
 """
 
 from __future__ import annotations
@@ -12,13 +12,11 @@ from ..errors import (
     CURRENCY_UNKNOWN,
     DATABASE_DOWN,
     EMBEDDER_MISMATCH,
-    GROUP_BY_UNKNOWN,
     LIMIT_RANGE,
     LISTING_EMBEDDING_EMPTY,
     LISTING_HAS_NO_EMBEDDING,
     LISTING_ID_INVALID,
     LISTING_NOT_FOUND,
-    METRIC_UNKNOWN,
     MIN_SIMILARITY_RANGE,
     MIXED_DEALS_WARNING,
     OFFSET_RANGE,
@@ -29,22 +27,17 @@ from ..errors import (
     QUERY_REQUIRED,
     QUERY_TIMED_OUT,
     QUERY_TOO_LONG,
-    SORT_UNKNOWN,
     SearchError,
 )
 from ..runtime import (
-    DISTANCE_METRICS,
     EXACT_PATH,
-    GROUP_BY,
     HNSW_INDEX,
     LISTINGS,
     MAX_CANDIDATES,
-    MAX_OFFSET,
     MAX_STATS_GROUPS,
     META_TTL_SEC,
     RRF_K,
     SNIPPET_CHARS,
-    SORT_ORDERS,
     Timings,
     _database,
     _rates,
@@ -59,13 +52,14 @@ from ..runtime import (
     stored_embedder,
     total_of,
 )
-from .arguments import (
-    _check_metric,
-    _check_min_similarity,
-    _clean_query,
-    _is_int,
-    _listing_id,
-    _page,
+from ..types import (
+    DISTANCE_METRICS,
+    GROUP_BY,
+    GROUP_BY_UNKNOWN,
+    MAX_OFFSET,
+    METRIC_UNKNOWN,
+    SORT_ORDERS,
+    SORT_UNKNOWN,
 )
 from .cards import _card, _float, _snippet, get_listing
 from .filtering import (
@@ -149,9 +143,6 @@ __all__ = [
     "_Neighbour",
     "_any_word_query",
     "_card",
-    "_check_metric",
-    "_check_min_similarity",
-    "_clean_query",
     "_database",
     "_ef_search_for",
     "_embed",
@@ -160,11 +151,8 @@ __all__ = [
     "_fts_config",
     "_fts_query",
     "_group_value",
-    "_is_int",
-    "_listing_id",
     "_matching_text",
     "_neighbours",
-    "_page",
     "_prices_left_out",
     "_ranked_exactly",
     "_rates",

@@ -16,7 +16,7 @@ from ..results import (
     bound_text,
 )
 from ..runtime import SNIPPET_CHARS, _database, _timing
-from .arguments import _listing_id
+from ..types import ListingId, checked
 
 
 def _snippet(text: str | None, limit: int = SNIPPET_CHARS) -> tuple[str | None, bool]:
@@ -71,9 +71,9 @@ def _card(listing: PropertyListing, **scores: Any) -> ListingCard:
     )
 
 
-def get_listing(*, listing_id: int) -> ListingDetail:
+@checked
+def get_listing(*, listing_id: ListingId) -> ListingDetail:
     """The full card of one listing, any status; service columns never appear."""
-    listing_id = _listing_id(listing_id)
     with _database():
         listing = (
             PropertyListing.objects.select_related("property_type")

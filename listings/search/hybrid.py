@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from ..filters import Filters
 from ..models import PropertyListing
 from ..results import SearchPage
 from ..runtime import MAX_CANDIDATES, RRF_K, _database, _timing
-from .arguments import _clean_query, _page
+from ..types import Limit, Offset, Query, RawFilters, checked
 from .cards import _card
 from .filtering import _prices_left_out, _resolved
 from .text import _fts_config, _text_ranked, _text_search_query
@@ -30,17 +26,16 @@ def rrf_fuse(*ranked_lists: list[int], k: int = RRF_K) -> list[tuple[int, float,
 
 
 @understood()
+@checked
 def hybrid_search(
     *,
-    query: str,
-    filters: Filters | Mapping[str, Any] | None = None,
-    limit: int = 10,
-    offset: int = 0,
+    query: Query,
+    filters: RawFilters = None,
+    limit: Limit = 10,
+    offset: Offset = 0,
 ) -> SearchPage:
     """Semantic and full-text results fused by Reciprocal Rank Fusion (k = 60)."""
-    text = _clean_query(query, required=True)
-    assert text is not None
-    limit, offset = _page(limit, offset)
+    text = query
     parsed = _resolved(filters)
     candidates = min(max(50, 2 * (offset + limit)), MAX_CANDIDATES)
     vector = _embed(text)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from django.db.models import Case, CharField, Count, F, FloatField, Max, Min, Q, Value, When
@@ -11,15 +10,14 @@ from django.db.models.aggregates import Aggregate, Avg
 from .. import vocabulary
 from ..errors import (
     CURRENCY_UNKNOWN,
-    GROUP_BY_UNKNOWN,
     MIXED_DEALS_WARNING,
     PRICES_LEFT_OUT_WARNING,
     InvalidArgument,
 )
-from ..filters import Filters
 from ..querysets import price_in
 from ..results import StatsResult, StatsRow
-from ..runtime import GROUP_BY, MAX_STATS_GROUPS, _database, _rates, _timing
+from ..runtime import MAX_STATS_GROUPS, _database, _rates, _timing
+from ..types import GroupBy, RawFilters, StatsCurrency, checked
 from .filtering import _filtered, _resolved, live_vocabulary
 
 
@@ -55,19 +53,16 @@ class Median(Percentile):
         super().__init__(expression, fraction=0.5, **extra)
 
 
+@checked
 def listing_stats(
     *,
-    filters: Filters | Mapping[str, Any] | None = None,
-    group_by: str | None = None,
-    currency: str = "USD",
+    filters: RawFilters = None,
+    group_by: GroupBy = None,
+    currency: StatsCurrency = "USD",
 ) -> StatsResult:
     """Counts and price figures (min, median, max, average, median per m²) in `currency`."""
     parsed = _resolved(filters)
-    if group_by is not None and group_by not in GROUP_BY:
-        raise InvalidArgument(GROUP_BY_UNKNOWN)
-    code = isinstance(currency, str) and vocabulary.currency_code(
-        currency, live_vocabulary().aliases
-    )
+    code = vocabulary.currency_code(currency, live_vocabulary().aliases)
     if not code:
         raise InvalidArgument(CURRENCY_UNKNOWN.format(allowed=", ".join(_rates())))
     currency = code

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from django.conf import settings
@@ -11,13 +10,12 @@ from django.db import connections, transaction
 from django.db.models import F, Subquery
 
 from .. import capabilities
-from ..errors import SORT_UNKNOWN, InvalidArgument
 from ..filters import Filters
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet
 from ..results import SearchPage
-from ..runtime import LISTINGS, SORT_ORDERS, _database, _rates, _timing, total_of
-from .arguments import _clean_query, _page
+from ..runtime import LISTINGS, _database, _rates, _timing, total_of
+from ..types import Limit, Offset, OptionalQuery, Query, RawFilters, SortBy, checked
 from .cards import _card
 from .filtering import _filtered, _prices_left_out, _resolved, live_vocabulary
 from .understood import understood
@@ -76,8 +74,9 @@ def _matching_text(
     return base.containing_words(_words(text)), "ilike_fallback"
 
 
+@checked
 def fulltext_queryset(
-    *, query: str, base: PropertyListingQuerySet | None = None
+    *, query: Query, base: PropertyListingQuerySet | None = None
 ) -> tuple[PropertyListingQuerySet, str]:
     """Listings matching `query` as a lazy queryset, for callers that paginate themselves.
 
@@ -86,9 +85,7 @@ def fulltext_queryset(
     the mode, "fulltext" or "ilike_fallback", as in fulltext_search. `base` narrows it
     (the admin passes its filtered changelist queryset); the caller orders and slices.
     """
-    text = _clean_query(query, required=True)
-    assert text is not None
-    return _matching_text(text, base if base is not None else PropertyListing.objects.all())
+    return _matching_text(query, base if base is not None else PropertyListing.objects.all())
 
 
 def _text_ranked(
@@ -122,24 +119,22 @@ def _text_ranked(
 
 
 @understood(empty_text="none")
+@checked
 def fulltext_search(
     *,
-    query: str | None = None,
-    filters: Filters | Mapping[str, Any] | None = None,
-    sort_by: str = "relevance",
-    limit: int = 10,
-    offset: int = 0,
+    query: OptionalQuery = None,
+    filters: RawFilters = None,
+    sort_by: SortBy = "relevance",
+    limit: Limit = 10,
+    offset: Offset = 0,
 ) -> SearchPage:
     """Full-text search (PostgreSQL text search, Ukrainian morphology) plus filters.
 
     With no query it is a pure filter. When full text finds nothing it falls back to a
     case-insensitive substring match over title, description and address (mode says which).
     """
-    text = _clean_query(query, required=False)
-    limit, offset = _page(limit, offset)
+    text = query
     parsed = _resolved(filters)
-    if sort_by not in SORT_ORDERS:
-        raise InvalidArgument(SORT_UNKNOWN)
     if text is None:
         order = "date_desc" if sort_by == "relevance" else sort_by
         qs = _filtered(parsed)

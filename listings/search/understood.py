@@ -12,7 +12,7 @@ from .. import understanding
 from ..errors import InvalidArgument
 from ..interpretation import Interpretation, interpret
 from ..results import Interpreted, InterpretedChip, SearchPage
-from .arguments import _clean_query
+from ..types import query_text
 from .filtering import _resolved, live_vocabulary
 
 
@@ -61,8 +61,7 @@ def understood(*, empty_text: str = "query") -> Callable[[Callable[..., SearchPa
             filters: Any,
             kwargs: dict[str, Any],
         ) -> tuple[SearchPage, dict[str, Any]]:
-            text = _clean_query(query, required=True)
-            assert text is not None
+            text = query_text(query)
             explicit = _resolved(filters)
             reading = read_query(text)
             merged, overridden = understanding.merge(explicit, reading.filters)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,7 +40,7 @@ from ..runtime import (
     remembered,
     stored_embedder,
 )
-from .arguments import _check_metric, _check_min_similarity, _clean_query, _listing_id, _page
+from ..types import Limit, ListingId, Metric, MinSimilarity, Offset, Query, RawFilters, checked
 from .cards import _card
 from .cut import reporting_cut
 from .filtering import _filtered, _prices_left_out, _resolved
@@ -264,14 +263,15 @@ def _vector_page(
 
 @understood()
 @reporting_cut
+@checked
 def semantic_search(
     *,
-    query: str,
-    filters: Filters | Mapping[str, Any] | None = None,
-    limit: int = 10,
-    offset: int = 0,
-    min_similarity: float | None = None,
-    distance_metric: str = "cosine",
+    query: Query,
+    filters: RawFilters = None,
+    limit: Limit = 10,
+    offset: Offset = 0,
+    min_similarity: MinSimilarity = None,
+    distance_metric: Metric = "cosine",
 ) -> SearchPage:
     """Listings nearest in meaning to a Ukrainian `query` (the server embeds it).
 
@@ -279,31 +279,27 @@ def semantic_search(
     length, so cosine, L2 and inner product order them identically; `distance` reports the
     requested metric and `similarity_score` is always 1 − cosine distance.
     """
-    text = _clean_query(query, required=True)
-    assert text is not None
-    limit, offset = _page(limit, offset)
     parsed = _resolved(filters)
-    metric = _check_metric(distance_metric)
-    threshold = _check_min_similarity(min_similarity)
-    vector = _embed(text)
+    vector = _embed(query)
     return _vector_page(
         vector,
         parsed,
         limit=limit,
         offset=offset,
-        min_similarity=threshold,
-        metric=metric,
+        min_similarity=min_similarity,
+        metric=distance_metric,
         mode="semantic",
-        query=text,
+        query=query,
     )
 
 
+@checked
 def similar_to_listing(
     *,
-    listing_id: int,
-    filters: Filters | Mapping[str, Any] | None = None,
-    limit: int = 10,
-    offset: int = 0,
+    listing_id: ListingId,
+    filters: RawFilters = None,
+    limit: Limit = 10,
+    offset: Offset = 0,
     with_total: bool = True,
 ) -> SearchPage:
     """'More like this': neighbours of a listing's stored embedding, without the listing.
@@ -311,8 +307,6 @@ def similar_to_listing(
     `with_total=False` skips counting every listing that has an embedding (a full scan at a
     million rows); `total` is then the lower bound offset + len(listings), not exact.
     """
-    listing_id = _listing_id(listing_id)
-    limit, offset = _page(limit, offset)
     parsed = _resolved(filters)
     with _database():
         rows = list(PropertyListing.objects.filter(id=listing_id).values_list("embedding"))

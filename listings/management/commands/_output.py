@@ -15,6 +15,12 @@ from listings.errors import SearchError
 from listings.filters import FILTER_NAMES
 
 
+def one_of(allowed: tuple[str, ...], mode: str = "") -> str:
+    """The help of an option whose values are a Literal of listings.types. No argparse
+    `choices`: the search functions refuse a bad value with the same message as the tools."""
+    return (f"{mode} mode: " if mode else "") + "one of " + ", ".join(allowed)
+
+
 def add_filter_arguments(parser: CommandParser) -> None:
     """--city, --deal-type, --min-price ... one option per filter; --rooms for rooms_count."""
     for name in FILTER_NAMES:

@@ -6,21 +6,21 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from listings import search
+from listings import search, types
 
-from ._output import add_filter_arguments, command_errors, dump_json, filters_from, table
+from ._output import add_filter_arguments, command_errors, dump_json, filters_from, one_of, table
 
 
 class Command(BaseCommand):
     help = "Counts and price figures (min, median, max, per m²), overall or grouped."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--group-by", default=None, help=", ".join(search.GROUP_BY))
+        parser.add_argument("--group-by", default=None, help=one_of(types.GROUP_BY))
         parser.add_argument(
             "--in-currency",
             dest="stats_currency",
             default="USD",
-            help="currency of the figures (USD, EUR, UAH)",
+            help="currency of the figures, " + one_of(types.CURRENCIES) + " or a spelling",
         )
         parser.add_argument("--json", action="store_true")
         add_filter_arguments(parser)

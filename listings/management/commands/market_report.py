@@ -7,21 +7,21 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from listings import market, search
+from listings import market, search, types
 
-from ._output import add_filter_arguments, command_errors, filters_from, table
+from ._output import add_filter_arguments, command_errors, filters_from, one_of, table
 
 
 class Command(BaseCommand):
     help = "The price trend by month or quarter and the median prices by district."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--period", default="month", help=", ".join(market.PERIODS))
+        parser.add_argument("--period", default="month", help=one_of(types.PERIODS))
         parser.add_argument(
             "--in-currency",
             dest="report_currency",
             default="USD",
-            help="currency of the figures (USD, EUR, UAH)",
+            help="currency of the figures, " + one_of(types.CURRENCIES),
         )
         parser.add_argument("--json", action="store_true")
         add_filter_arguments(parser)

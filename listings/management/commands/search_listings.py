@@ -6,13 +6,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from listings import search
+from listings import search, types
 
-from ._output import add_filter_arguments, command_errors, dump_json, filters_from, page_table
-
-
-def _number(value: str) -> float:
-    return float(value)
+from ._output import (
+    add_filter_arguments,
+    command_errors,
+    dump_json,
+    filters_from,
+    one_of,
+    page_table,
+)
 
 
 class Command(BaseCommand):
@@ -20,15 +23,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("query", nargs="?", default=None, help="Ukrainian search text")
-        parser.add_argument("--mode", choices=["semantic", "text", "hybrid"], default="hybrid")
-        parser.add_argument(
-            "--sort", default="relevance", help="text mode: " + ", ".join(search.SORT_ORDERS)
-        )
+        parser.add_argument("--mode", choices=types.SEARCH_MODES, default="hybrid")
+        parser.add_argument("--sort", default="relevance", help=one_of(types.SORT_ORDERS, "text"))
         parser.add_argument("--limit", type=int, default=10)
         parser.add_argument("--offset", type=int, default=0)
         parser.add_argument("--min-similarity", type=float, default=None)
         parser.add_argument(
-            "--metric", default="cosine", help="semantic: cosine, l2, inner_product"
+            "--metric", default="cosine", help=one_of(types.DISTANCE_METRICS, "semantic")
         )
         parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
         parser.add_argument(

@@ -1,0 +1,274 @@
+"""The arguments every interface takes, typed once: the MCP tools' signatures, the search
+functions (through `checked`), the admin forms and the commands' choices all use these.
+
+A bad value is refused with the argument's own message (listings.errors) as a pydantic
+error of type `invalid_argument`; `explain` turns the first error of a ValidationError
+into that sentence. The allowed values are the Literals below and the models' TextChoices.
+Values read from the database are never validated here: foreign data may hold anything.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_args
+
+from django.conf import settings
+from pydantic import (
+    AfterValidator,
+    ConfigDict,
+    Field,
+    SkipValidation,
+    TypeAdapter,
+    ValidationError,
+    WrapValidator,
+    validate_call,
+)
+from pydantic_core import PydanticCustomError
+
+from .errors import BINS_RANGE as _BINS_RANGE
+from .errors import (
+    CURRENCY_UNKNOWN,
+    LIMIT_RANGE,
+    LISTING_ID_INVALID,
+    MIN_SIMILARITY_RANGE,
+    OFFSET_RANGE,
+    ONE_OF,
+    QUERY_CONTROL_CHARS,
+    QUERY_REQUIRED,
+    QUERY_TOO_LONG,
+    InvalidArgument,
+)
+from .filters import FILTER_NAMES, Filters, explain_filter_error
+from .models import Currency
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+MAX_OFFSET = 10_000
+MAX_LISTING_ID = 2**63 - 1
+MIN_BINS, MAX_BINS = 2, 100
+INVALID = "invalid_argument"  # the pydantic error type of a refused argument
+
+DistanceMetric = Literal["cosine", "l2", "inner_product"]
+SortOrder = Literal["relevance", "price_asc", "price_desc", "date_desc", "area_desc"]
+GroupByColumn = Literal["city", "district", "rooms_count", "deal_type", "building_type"]
+Period = Literal["month", "quarter"]
+Detail = Literal["brief", "card", "full"]
+SearchMode = Literal["semantic", "text", "hybrid"]
+if TYPE_CHECKING:
+    CurrencyCode = str
+else:
+    # The documented currencies (the model's TextChoices) as a Literal: the schema's enum.
+    CurrencyCode = Literal[tuple(Currency.values)]
+
+DISTANCE_METRICS: tuple[str, ...] = get_args(DistanceMetric)
+SORT_ORDERS: tuple[str, ...] = get_args(SortOrder)
+GROUP_BY: tuple[str, ...] = get_args(GroupByColumn)
+PERIODS: tuple[str, ...] = get_args(Period)
+DETAILS: tuple[str, ...] = get_args(Detail)
+SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
+CURRENCIES: tuple[str, ...] = tuple(Currency.values)
+
+
+def one_of(name: str, allowed: tuple[str, ...]) -> str:
+    return ONE_OF.format(name=name, allowed=", ".join(allowed))
+
+
+METRIC_UNKNOWN = one_of("distance_metric", DISTANCE_METRICS)
+SORT_UNKNOWN = one_of("sort_by", SORT_ORDERS)
+GROUP_BY_UNKNOWN = one_of("group_by", GROUP_BY)
+PERIOD_UNKNOWN = one_of("period", PERIODS)
+BINS_RANGE = _BINS_RANGE.format(low=MIN_BINS, high=MAX_BINS)
+
+MISSING_ARGUMENT = "Missing required argument '{name}'."
+BAD_ARGUMENT = "Argument '{name}' is not valid: {problem}."
+FILTERS_MESSAGE = "'filters' must be an object with these keys: {allowed}."
+
+
+def refused(message: str | Callable[[], str]) -> WrapValidator:
+    """Whatever pydantic finds wrong with the value, the agent reads `message`."""
+
+    def validate(value: Any, handler: Callable[[Any], Any]) -> Any:
+        try:
+            return handler(value)
+        except ValidationError:
+            text = message() if callable(message) else message
+            raise PydanticCustomError(INVALID, text) from None
+
+    return WrapValidator(validate)
+
+
+def clean_query(query: str) -> str:
+    """A query's whitespace folded; refused when empty, too long or with control characters."""
+    if not query.strip():
+        raise PydanticCustomError(INVALID, QUERY_REQUIRED)
+    if len(query) > settings.MAX_QUERY_LENGTH:
+        message = QUERY_TOO_LONG.format(length=len(query), limit=settings.MAX_QUERY_LENGTH)
+        raise PydanticCustomError(INVALID, message)
+    if any(ord(ch) < 32 and ch not in "\t\n\r" for ch in query):
+        raise PydanticCustomError(INVALID, QUERY_CONTROL_CHARS)
+    return " ".join(query.split())
+
+
+def _optional_query(query: str | None) -> str | None:
+    return None if query is None or not query.strip() else clean_query(query)
+
+
+def _currency_unknown() -> str:
+    return CURRENCY_UNKNOWN.format(allowed=", ".join(settings.EXCHANGE_RATES))
+
+
+def _with_rate(code: str) -> str:
+    """A documented currency the deployment has an exchange rate for (EXCHANGE_RATES)."""
+    if code not in settings.EXCHANGE_RATES:
+        raise PydanticCustomError(INVALID, _currency_unknown())
+    return code
+
+
+Query = Annotated[
+    str,
+    Field(
+        description="Search text in Ukrainian (translate first), e.g. "
+        "'простора двокімнатна квартира біля метро з балконом'."
+    ),
+    refused(QUERY_REQUIRED),
+    AfterValidator(clean_query),
+]
+OptionalQuery = Annotated[
+    str | None,
+    Field(description="Optional Ukrainian words to find (full text, any word form)."),
+    refused(QUERY_REQUIRED),
+    AfterValidator(_optional_query),
+]
+Limit = Annotated[
+    int,
+    Field(ge=1, le=settings.MAX_LIMIT, description="Results per page (1 to MAX_LIMIT)."),
+    refused(LIMIT_RANGE.format(max_limit=settings.MAX_LIMIT)),
+]
+Offset = Annotated[
+    int,
+    Field(ge=0, le=MAX_OFFSET, description="Results to skip, for paging (0 first)."),
+    refused(OFFSET_RANGE.format(max_offset=MAX_OFFSET)),
+]
+ListingId = Annotated[
+    int,
+    Field(ge=1, le=MAX_LISTING_ID, description="The listing's id, as returned by a search."),
+    refused(LISTING_ID_INVALID),
+]
+MinSimilarity = Annotated[
+    Annotated[float, Field(ge=-1.0, le=1.0), refused(MIN_SIMILARITY_RANGE)] | None,
+    Field(description="Drop results whose similarity_score (1 − cosine distance) is lower."),
+]
+Metric = Annotated[
+    DistanceMetric,
+    Field(description="Distance reported in `distance`; ranking is identical for all three."),
+    refused(METRIC_UNKNOWN),
+]
+SortBy = Annotated[
+    SortOrder,
+    Field(description="Order: relevance (default with a query), price, newest, largest."),
+    refused(SORT_UNKNOWN),
+]
+GroupBy = Annotated[
+    Annotated[GroupByColumn, refused(GROUP_BY_UNKNOWN)] | None,
+    Field(description="Group the figures by this column; omit for one overall row."),
+]
+TrendPeriod = Annotated[
+    Period, Field(description="Bucket of publish_date."), refused(PERIOD_UNKNOWN)
+]
+# A documented currency code (market tools); listing_stats also takes spellings (StatsCurrency).
+FigureCurrency = Annotated[
+    CurrencyCode,
+    Field(description="Currency of the figures (converted through exchange rates)."),
+    refused(_currency_unknown),
+    AfterValidator(_with_rate),
+]
+Bins = Annotated[
+    int,
+    Field(ge=MIN_BINS, le=MAX_BINS, description="Price bands of the distribution."),
+    refused(BINS_RANGE),
+]
+StatsCurrency = Annotated[
+    str,
+    Field(
+        description="Currency of the price figures: "
+        + ", ".join(CURRENCIES)
+        + " (spellings such as грн, $, € too); converted through the exchange rates.",
+        examples=list(CURRENCIES),
+    ),
+    refused(_currency_unknown),
+]
+Interpret = Annotated[
+    bool,
+    Field(
+        description="Read constraints in the query (rooms, price, area, place...) into "
+        "filters; yours win; see `interpreted`. false: search the text as it is."
+    ),
+]
+CollapseDuplicates = Annotated[
+    bool,
+    Field(
+        description="Fold listings of one property on this page into one card "
+        "(duplicate_ids); false shows all."
+    ),
+]
+FiltersArg = Annotated[
+    Filters | None,
+    Field(description="Optional filters, AND-ed; see describe_schema for allowed values."),
+]
+# What the search functions take as filters: parsed by listings.filters.parse_filters, whose
+# messages name the filter (a dict from a command or the admin, or Filters from a tool).
+RawFilters = Annotated[Filters | Mapping[str, Any] | None, SkipValidation]
+
+
+def explain(exc: ValidationError) -> str:
+    """One actionable sentence for the first problem in a call's arguments."""
+    error = exc.errors()[0]
+    location = [part for part in error.get("loc", ()) if not isinstance(part, int)]
+    name = str(location[0]) if location else ""
+    kind = error.get("type", "")
+    if kind == INVALID:
+        return str(error["msg"])
+    if kind in {"missing", "missing_argument", "missing_keyword_only_argument"}:
+        return MISSING_ARGUMENT.format(name=name)
+    if name == "filters":
+        # Pydantic names the union member ("Filters") before the field: drop it.
+        inner = [str(part) for part in location[1:] if part != "Filters"]
+        if kind in {"model_type", "dict_type", "model_attributes_type"} and not inner:
+            return FILTERS_MESSAGE.format(allowed=", ".join(FILTER_NAMES))
+        return explain_filter_error({**error, "loc": tuple(inner)})
+    problem = str(error.get("msg", "invalid value")).removeprefix("Value error, ")
+    return BAD_ARGUMENT.format(name=name or "arguments", problem=problem[:1].lower() + problem[1:])
+
+
+_QUERY: TypeAdapter[str] = TypeAdapter(Query)
+
+
+def query_text(query: Any) -> str:
+    """`query` as Query takes it (folded), for a caller outside a typed signature; raises
+    InvalidArgument."""
+    try:
+        return _QUERY.validate_python(query, strict=True)
+    except ValidationError as exc:
+        raise InvalidArgument(explain(exc)) from None
+
+
+# Strict: a command or the admin passing "5" or True for a number is a mistake, not a number.
+_STRICT = ConfigDict(strict=True, arbitrary_types_allowed=True)
+
+
+def checked(function: _F) -> _F:
+    """`function` with its arguments validated by their types (strictly), a bad one raising
+    InvalidArgument with that argument's message."""
+    validated = validate_call(config=_STRICT)(function)
+
+    @functools.wraps(function)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return validated(*args, **kwargs)
+        except ValidationError as exc:
+            if exc.title != function.__name__:
+                raise  # a result model's, from inside the function: not the caller's mistake
+            raise InvalidArgument(explain(exc)) from None
+
+    return call  # type: ignore[return-value]
