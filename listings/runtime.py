@@ -92,16 +92,22 @@ def estimated_count(qs: Any) -> int:
     return int(plan[0]["Plan"]["Plan Rows"])
 
 
-def total_of(qs: Any) -> tuple[int, bool]:
+def total_of(
+    qs: Any,
+    cap: int | None = None,
+    estimate: Callable[[Any], int | None] = estimated_count,
+) -> tuple[int, bool]:
     """How many rows match, as (total, exact), without counting a large result.
 
-    Past TOTAL_COUNT_CAP rows by the planner's estimate, the estimate itself is the total
-    (total_exact = false); otherwise the rows are counted, up to the cap.
+    Past `cap` (TOTAL_COUNT_CAP) rows by the planner's estimate, the estimate itself is the
+    total (total_exact = false); otherwise the rows are counted, up to the cap. The admin's
+    paginator counts through here too (`estimate` None: no plan, count).
     """
-    estimate = estimated_count(qs)
-    if estimate > settings.TOTAL_COUNT_CAP:
-        return estimate, False
-    return capped_count(qs)
+    cap = settings.TOTAL_COUNT_CAP if cap is None else cap
+    rows = estimate(qs)
+    if rows is not None and rows > cap:
+        return rows, False
+    return capped_count(qs, cap)
 
 
 def capped_count(qs: Any, cap: int | None = None) -> tuple[int, bool]:

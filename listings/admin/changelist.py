@@ -47,13 +47,10 @@ class EstimatedCountPaginator(Paginator):
     @cached_property
     def count(self) -> int:
         queryset = cast(QuerySet[Any], self.object_list)
-        estimate = _planner_rows(queryset)
-        if estimate is not None and estimate > self.count_cap:
-            self.count_kind = "estimate"
-            return estimate
-        counted, exact = search.capped_count(queryset, self.count_cap)
-        self.count_kind = "exact" if exact else "capped"
-        return counted
+        # As the search tools count their totals (search.total_of).
+        total, exact = search.total_of(queryset, self.count_cap, estimate=_planner_rows)
+        self.count_kind = "exact" if exact else "capped" if total <= self.count_cap else "estimate"
+        return total
 
 
 def _planner_rows(queryset: QuerySet[Any]) -> int | None:

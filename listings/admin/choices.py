@@ -1,4 +1,6 @@
-"""The sidebar filters and their choices (cities and types cached, enums from the vocabulary)."""
+"""The sidebar filters and their choices (cities and types from describe's cached facts, enums
+from the vocabulary). Each builds the tools' filters and narrows through search.narrowed: the
+same Filters, the same resolution, the same conditions as the tools."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from django.http import HttpRequest
 from .. import describe, search, vocabulary
 from ..errors import SearchError
 from ..models import PropertyListing
+from ..querysets import PropertyListingQuerySet
 from .formatting import NULL_CHOICE, NULL_LABEL, _ukrainian_order
 
 
@@ -24,33 +27,47 @@ def cached_property_types() -> list[tuple[int, str]]:
     return [(kind["id"], kind["name"]) for kind in describe.property_types()]
 
 
-class CityFilter(admin.SimpleListFilter):
+class SearchFilter(admin.SimpleListFilter):
+    """A sidebar filter whose choice is a set of the tools' filters (`filters`)."""
+
+    def filters(self, value: str) -> dict[str, Any] | None:
+        """The tools' filters the chosen value means; None: not a value of this filter."""
+        raise NotImplementedError
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        chosen = self.filters(value) if value else None
+        if chosen is None:
+            return queryset
+        try:
+            return search.narrowed(cast(PropertyListingQuerySet, queryset), chosen)
+        except SearchError as exc:
+            raise IncorrectLookupParameters(exc.message) from None
+
+
+class CityFilter(SearchFilter):
     title = "місто"
     parameter_name = "city"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [(city, city) for city in cached_cities()]
 
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        value = self.value()
-        return queryset.filter(city=value) if value else queryset
+    def filters(self, value: str) -> dict[str, Any] | None:
+        return {"city": value}
 
 
-class PropertyTypeFilter(admin.SimpleListFilter):
+class PropertyTypeFilter(SearchFilter):
     title = "тип нерухомості"
     parameter_name = "property_type"
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [(str(type_id), name) for type_id, name in cached_property_types()]
 
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        value = self.value()
-        if value and value.isdigit():
-            return queryset.filter(property_type_id=int(value))
-        return queryset
+    def filters(self, value: str) -> dict[str, Any] | None:
+        return {"property_type_id": int(value)} if value.isdigit() else None
 
 
-class VocabularyFilter(admin.SimpleListFilter):
+class VocabularyFilter(SearchFilter):
     """A sidebar filter over the values the column really holds: the documented ones (each
     also matching its synonyms present), the others as they are, and NULL."""
 
@@ -69,16 +86,16 @@ class VocabularyFilter(admin.SimpleListFilter):
         null = [(NULL_CHOICE, NULL_LABEL)] if vocab.nulls.get(self.column) else []
         return documented + others + null
 
+    def filters(self, value: str) -> dict[str, Any] | None:
+        if value == NULL_CHOICE and self.column == "listing_status":
+            return {"listing_status": vocabulary.STATUS_UNKNOWN}
+        return {self.column: value}
+
     def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        value = self.value()
-        if not value:
-            return queryset
-        if value == NULL_CHOICE:
+        if self.value() == NULL_CHOICE and self.column != "listing_status":
+            # The tools' filters have no "not recorded" for this column.
             return queryset.filter(**{f"{self.column}__isnull": True})
-        try:
-            return queryset.filter(search.filter_condition(self.column, value))
-        except SearchError as exc:
-            raise IncorrectLookupParameters(exc.message) from None
+        return super().queryset(request, queryset)
 
 
 def _vocabulary_filter(column: str) -> type[VocabularyFilter]:
@@ -87,7 +104,7 @@ def _vocabulary_filter(column: str) -> type[VocabularyFilter]:
     return type(f"{column.title().replace('_', '')}Filter", (VocabularyFilter,), attributes)
 
 
-class RoomsFilter(admin.SimpleListFilter):
+class RoomsFilter(SearchFilter):
     title = "кількість кімнат"
     parameter_name = "rooms_count"
     MANY = "5+"
@@ -95,10 +112,7 @@ class RoomsFilter(admin.SimpleListFilter):
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [("1", "1"), ("2", "2"), ("3", "3"), ("4", "4"), (self.MANY, "5 і більше")]
 
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        value = self.value()
+    def filters(self, value: str) -> dict[str, Any] | None:
         if value == self.MANY:
-            return queryset.filter(rooms_count__gte=5)
-        if value and value.isdigit():
-            return queryset.filter(rooms_count=int(value))
-        return queryset
+            return {"min_rooms": 5}
+        return {"rooms_count": int(value)} if value.isdigit() else None

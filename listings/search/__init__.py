@@ -69,8 +69,8 @@ from .filtering import (
     _read_vocabulary,
     _resolved,
     _vocabulary_sql,
-    filter_condition,
     live_vocabulary,
+    narrowed,
 )
 from .hybrid import hybrid_search, rrf_fuse
 from .stats import Median, Percentile, _group_value, listing_stats
@@ -172,13 +172,13 @@ __all__ = [
     "capped_count",
     "collect_timings",
     "estimated_count",
-    "filter_condition",
     "fulltext_queryset",
     "fulltext_search",
     "get_listing",
     "hybrid_search",
     "listing_stats",
     "live_vocabulary",
+    "narrowed",
     "remembered",
     "rrf_fuse",
     "semantic_search",

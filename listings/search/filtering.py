@@ -13,7 +13,7 @@ from django.db.models import Q
 from .. import understanding, vocabulary
 from ..filters import Filters, parse_filters, resolve_filters
 from ..models import PropertyListing
-from ..querysets import PropertyListingQuerySet, enum_condition
+from ..querysets import PropertyListingQuerySet
 from ..runtime import LISTINGS, _database, _rates, capped_count, remembered
 
 logger = logging.getLogger("vmk.search")
@@ -89,11 +89,13 @@ def _filtered(filters: Filters) -> PropertyListingQuerySet:
     return PropertyListing.objects.filtered(filters, _rates(), live_vocabulary())
 
 
-def filter_condition(column: str, value: str) -> Q:
-    """The condition of one enum filter (for the admin's sidebar): the same resolution and
-    the same raw spellings as the tools' filters; raises InvalidArgument for a bad value."""
-    resolved = resolve_filters(parse_filters({column: value}), live_vocabulary())
-    return enum_condition(column, str(getattr(resolved, column)), live_vocabulary())
+def narrowed(queryset: PropertyListingQuerySet, raw: Mapping[str, Any]) -> PropertyListingQuerySet:
+    """`queryset` narrowed by `raw` filters as the tools take them (the admin's sidebar): the
+    same Filters, resolution against the vocabulary and conditions, but listing_status not
+    given is lifted ('any'), not 'active'. Raises InvalidArgument for a bad value."""
+    filters = parse_filters({"listing_status": vocabulary.STATUS_ANY, **raw})
+    resolved = resolve_filters(filters, live_vocabulary())
+    return queryset.filtered(resolved, _rates(), live_vocabulary())
 
 
 def _prices_left_out(filters: Filters, sort_by: str | None = None) -> int | None:
