@@ -151,6 +151,11 @@ class Remembered:
             self._cache[key] = value
         return value
 
+    def peek(self, key: Hashable) -> Any:
+        """The value remembered for `key`, or None: never computes (an event loop's check)."""
+        with self._lock:
+            return self._cache.get(key)
+
     def clear(self) -> None:
         with self._lock:
             self._cache.clear()

@@ -16,20 +16,21 @@ row estimate for a filter (which path to take, and the total) is remembered as l
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Callable, Hashable, Mapping
 from typing import Any
 
 from django.db import connections
+
+from .runtime import LISTINGS, Remembered
 
 PLAN_TTL_SEC = 60.0
 MAX_PLANS = 512
 # Back to the planner's own choice for the exact scan that may follow in the same transaction.
 SORT_ON_SQL = "SELECT set_config('enable_sort', 'on', true)"
 
-_plans: dict[Hashable, tuple[float, bool]] = {}
-_lock = threading.Lock()
+# On the project's one TTL cache: plans by query shape, row estimates by filter.
+_plans = Remembered(PLAN_TTL_SEC, MAX_PLANS)
+_estimates = Remembered(PLAN_TTL_SEC, MAX_PLANS)
 
 
 def scans_index(plan: Mapping[str, Any], index: str) -> bool:
@@ -46,48 +47,22 @@ def explained_uses(qs: Any, index: str) -> bool:
 
 def _database() -> tuple[Any, ...]:
     """Which database a remembered fact is about (tests switch the alias between several)."""
-    config = connections["listings"].settings_dict
+    config = connections[LISTINGS].settings_dict
     return (config.get("HOST"), config.get("PORT"), config.get("NAME"))
 
 
 def plan_uses(qs: Any, index: str, shape: Hashable) -> bool:
     """explained_uses(qs, index), remembered for PLAN_TTL_SEC per query `shape`."""
-    now = time.monotonic()
-    key = (_database(), index, shape)
-    with _lock:
-        cached = _plans.get(key)
-    if cached is not None and cached[0] > now:
-        return cached[1]
-    uses = explained_uses(qs, index)
-    with _lock:
-        if len(_plans) >= MAX_PLANS:
-            _plans.clear()
-        _plans[key] = (now + PLAN_TTL_SEC, uses)
-    return uses
-
-
-_estimates: dict[Hashable, tuple[float, int]] = {}
+    return _plans.get((_database(), index, shape), lambda: explained_uses(qs, index))
 
 
 def remembered_estimate(key: Hashable, estimate: Callable[[], int]) -> int:
     """`estimate()` (the planner's row estimate for a filter), remembered for PLAN_TTL_SEC
     per `key`: the statistics behind it change with ANALYZE, not from call to call."""
-    now = time.monotonic()
-    key = (_database(), key)
-    with _lock:
-        cached = _estimates.get(key)
-    if cached is not None and cached[0] > now:
-        return cached[1]
-    value = estimate()
-    with _lock:
-        if len(_estimates) >= MAX_PLANS:
-            _estimates.clear()
-        _estimates[key] = (now + PLAN_TTL_SEC, value)
-    return value
+    return _estimates.get((_database(), key), estimate)
 
 
 def forget_plans() -> None:
     """Drop the remembered plans and estimates (tests; after an index is created or dropped)."""
-    with _lock:
-        _plans.clear()
-        _estimates.clear()
+    _plans.clear()
+    _estimates.clear()

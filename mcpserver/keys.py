@@ -29,6 +29,8 @@ from asgiref.sync import sync_to_async
 from django.db import DatabaseError, connections
 from django.utils import timezone
 
+from listings.runtime import Remembered
+
 from .callers import CONTACTS_READ, LISTINGS_READ, Caller
 from .models import AgentKey
 
@@ -158,13 +160,12 @@ def load_snapshot() -> KeySnapshot:
     return KeySnapshot(loaded_at=time.monotonic(), in_use=in_use, by_prefix=by_prefix)
 
 
-_snapshot: KeySnapshot | None = None
-_snapshot_lock = threading.Lock()
+# The snapshot on the project's one TTL cache; the last one read survives its expiry, for
+# when the next read fails.
+_snapshots = Remembered(KEY_CACHE_SEC, maxsize=1)
+_SNAPSHOT = "keys"
+_last_known: KeySnapshot | None = None
 _warned_no_table = False
-
-
-def _is_fresh(snapshot: KeySnapshot | None) -> bool:
-    return snapshot is not None and time.monotonic() - snapshot.loaded_at < KEY_CACHE_SEC
 
 
 def _table_missing() -> bool:
@@ -172,18 +173,19 @@ def _table_missing() -> bool:
 
 
 def _reload() -> KeySnapshot:
-    global _snapshot
-    with _snapshot_lock:
-        if _snapshot is not None and _is_fresh(_snapshot):
-            return _snapshot
-        try:
-            snapshot = load_snapshot()
-        except DatabaseError:
-            snapshot = _after_failure(_snapshot)
-        finally:
-            connections["default"].close()
-        _snapshot = snapshot
-        return snapshot
+    return _snapshots.get(_SNAPSHOT, _read)
+
+
+def _read() -> KeySnapshot:
+    global _last_known
+    try:
+        snapshot = load_snapshot()
+    except DatabaseError:
+        snapshot = _after_failure(_last_known)
+    finally:
+        connections["default"].close()
+    _last_known = snapshot
+    return snapshot
 
 
 def _after_failure(previous: KeySnapshot | None) -> KeySnapshot:
@@ -206,8 +208,8 @@ def _after_failure(previous: KeySnapshot | None) -> KeySnapshot:
 
 
 async def current_snapshot() -> KeySnapshot:
-    snapshot = _snapshot
-    if snapshot is not None and _is_fresh(snapshot):
+    snapshot: KeySnapshot | None = _snapshots.peek(_SNAPSHOT)
+    if snapshot is not None:
         return snapshot
     return await sync_to_async(_reload, thread_sensitive=False)()
 
@@ -236,8 +238,7 @@ async def agent_key_name(token: str) -> str | None:
 
 def forget_cached_keys() -> None:
     """Make the next check reload the keys (after a change made in this process)."""
-    global _snapshot
-    _snapshot = None
+    _snapshots.clear()
 
 
 # --- last_used_at, written off the request path -----------------------------------------------
