@@ -13,6 +13,8 @@ import numpy as np
 import psycopg
 from pgvector.psycopg import register_vector
 
+from listings.models import PropertyListing
+
 from . import generator, schema
 
 logger = logging.getLogger("vmk.loading")
@@ -26,30 +28,23 @@ NOT_OURS = (
     "generate_listings only fills databases it created."
 )
 
-_COLUMN_TYPES = {
-    "id": "int8",
-    "raw_data_id": "int8",
-    "property_type_id": "int4",
-    "price": "numeric",
-    "total_area": "numeric",
-    "living_area": "numeric",
-    "kitchen_area": "numeric",
-    "metro_distance_meters": "int4",
-    "rooms_count": "int4",
-    "floor": "int4",
-    "floors_count": "int4",
-    "building_year": "int4",
-    "balcony_count": "int4",
-    "images_count": "int4",
-    "publish_date": "timestamptz",
-    "archived_at": "timestamptz",
-    "created_at": "timestamptz",
-    "updated_at": "timestamptz",
-    "description": "text",
-    "generated_description": "text",
-    "address_raw": "text",
-    "url_source": "text",
+# The binary COPY type of each kind of model field (a foreign key: its target's).
+COPY_TYPES = {
+    "BigIntegerField": "int8",
+    "IntegerField": "int4",
+    "DecimalField": "numeric",
+    "DateTimeField": "timestamptz",
+    "TextField": "text",
+    "CharField": "varchar",
 }
+
+
+def copy_type(column: str) -> str:
+    """The COPY type of a property_listings column, from the model's field."""
+    field: Any = next(f for f in PropertyListing._meta.concrete_fields if f.column == column)
+    if field.is_relation:
+        field = field.target_field
+    return COPY_TYPES[field.get_internal_type()]
 
 
 def has_embedding(listing_id: int) -> bool:
@@ -106,7 +101,7 @@ def load_synthetic_listings(
     register_vector(conn)
     load_property_types(conn)
     columns = (*generator.COLUMNS, "embedding")
-    types = [_COLUMN_TYPES.get(name, "varchar") for name in generator.COLUMNS] + ["vector"]
+    types = [copy_type(name) for name in generator.COLUMNS] + ["vector"]
     copy_sql = f"COPY property_listings ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)"
     started = time.monotonic()
     done = 0

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from demo import generator
+from demo import generator, loading
 from demo.generator import (
     CITIES,
     CITY_PRICE_TREND,
@@ -158,6 +158,25 @@ def test_value_types_are_ready_for_copy(rows):
                 assert isinstance(value, datetime) and value.utcoffset() == timedelta(0), name
             else:
                 assert isinstance(value, str) and value, name
+
+
+def test_copy_types_are_read_from_the_model():
+    copy = {column: loading.copy_type(column) for column in generator.COLUMNS}
+    assert copy["id"] == copy["raw_data_id"] == "int8"
+    assert copy["property_type_id"] == copy["rooms_count"] == "int4"  # a key: its target's
+    assert {c for c, kind in copy.items() if kind == "numeric"} == {
+        "price",
+        "total_area",
+        "living_area",
+        "kitchen_area",
+    }
+    assert {c for c, kind in copy.items() if kind == "timestamptz"} == {
+        "publish_date",
+        "archived_at",
+        "created_at",
+        "updated_at",
+    }
+    assert copy["description"] == "text" and copy["title"] == copy["city"] == "varchar"
 
 
 def test_zero_count_and_bad_arguments():
