@@ -14,8 +14,7 @@ from django.urls import reverse
 from listings import market, search
 from listings.models import PropertyListing
 
-from .test_admin_browser import ARTIFACTS, CHROMIUM, PASSWORD
-from .test_admin_browser import browser as browser
+from .conftest import ARTIFACTS, CHROMIUM
 
 MARKET = reverse("admin:listings_propertylisting_market")
 
@@ -106,18 +105,11 @@ def test_detail_page_shows_the_market_verdict_and_the_duplicates(staff):
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is absent")
 @pytest.mark.django_db(transaction=True, databases=["default", "listings"])
 @pytest.mark.usefixtures("listings_access")
-def test_dashboard_and_detail_page_in_chromium(browser, live_server, django_user_model):
+def test_dashboard_and_detail_page_in_chromium(logged_in, live_server):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions as ec
-    from selenium.webdriver.support.ui import WebDriverWait
 
-    django_user_model.objects.create_superuser("staff", "staff@example.com", PASSWORD)
-    wait = WebDriverWait(browser, 60)
-    browser.get(f"{live_server.url}/admin/listings/propertylisting/")
-    wait.until(ec.presence_of_element_located((By.ID, "id_username")))
-    browser.find_element(By.ID, "id_username").send_keys("staff")
-    browser.find_element(By.ID, "id_password").send_keys(PASSWORD)
-    browser.find_element(By.CSS_SELECTOR, "#login-form [type=submit]").click()
+    browser, wait = logged_in
 
     # From the changelist's object tools to the dashboard, then filter it.
     tool = wait.until(
