@@ -308,6 +308,17 @@ def seeded_cases(seed: int, calls: int) -> list[Case]:
     return build_cases(seed, calls, vectors, ids)
 
 
+def _case(
+    mode: str,
+    raw: Callable[[psycopg.Connection], int],
+    function: Callable[..., Any],
+    tool: str,
+    **arguments: Any,
+) -> Case:
+    """A case whose search function and MCP tool take the same `arguments`."""
+    return Case(mode, raw, partial(function, **arguments), tool, arguments)
+
+
 def build_cases(
     seed: int, calls: int, vectors: dict[str, Any], listing_ids: list[int]
 ) -> list[Case]:
@@ -323,85 +334,91 @@ def build_cases(
         trend_city = TREND_CITIES[round_no % len(TREND_CITIES)]
         if round_no % ABSENT_EVERY == 0:
             cases.append(
-                Case(
+                _case(
                     "fulltext_absent",
                     partial(raw_fulltext_absent, text=absent, filters=filters),
-                    partial(search.fulltext_search, query=absent, filters=filters),
+                    search.fulltext_search,
                     "search_by_metadata",
-                    {"query": absent, "filters": filters},
+                    query=absent,
+                    filters=filters,
                 )
             )
-        semantic = partial(search.semantic_search, query=query, filters=filters)
         cases += [
-            Case(
+            _case(
                 "semantic",
                 partial(raw_semantic, vector=vector, filters=filters),
-                semantic,
+                search.semantic_search,
                 "search_similar_listings",
-                {"query": query, "filters": filters},
+                query=query,
+                filters=filters,
             ),
-            Case(
+            _case(
                 "fulltext_common",
                 partial(raw_fulltext, text=COMMON_TERM, filters=filters),
-                partial(search.fulltext_search, query=COMMON_TERM, filters=filters),
+                search.fulltext_search,
                 "search_by_metadata",
-                {"query": COMMON_TERM, "filters": filters},
+                query=COMMON_TERM,
+                filters=filters,
             ),
-            Case(
+            _case(
                 "fulltext_rare",
                 partial(raw_fulltext, text=rare, filters=filters),
-                partial(search.fulltext_search, query=rare, filters=filters),
+                search.fulltext_search,
                 "search_by_metadata",
-                {"query": rare, "filters": filters},
+                query=rare,
+                filters=filters,
             ),
-            Case(
+            _case(
                 "hybrid",
                 partial(raw_hybrid, vector=vector, text=query, filters=filters),
-                partial(search.hybrid_search, query=query, filters=filters),
+                search.hybrid_search,
                 "hybrid_search",
-                {"query": query, "filters": filters},
+                query=query,
+                filters=filters,
             ),
-            Case(
+            _case(
                 "similar",
                 partial(raw_similar, listing_id=listing_id, filters=filters),
-                partial(search.similar_to_listing, listing_id=listing_id, filters=filters),
+                search.similar_to_listing,
                 "find_similar_to_listing",
-                {"listing_id": listing_id, "filters": filters},
+                listing_id=listing_id,
+                filters=filters,
             ),
-            Case(
+            _case(
                 "stats",
                 partial(raw_stats, filters=filters),
-                partial(search.listing_stats, filters=filters, group_by="city"),
+                search.listing_stats,
                 "listing_stats",
-                {"filters": filters, "group_by": "city"},
+                filters=filters,
+                group_by="city",
             ),
-            Case(
+            _case(
                 "get",
                 partial(raw_get, listing_id=listing_id),
-                partial(search.get_listing, listing_id=listing_id),
+                search.get_listing,
                 "get_listing_by_id",
-                {"listing_id": listing_id},
+                listing_id=listing_id,
             ),
-            Case(
+            _case(
                 "market_context",
                 partial(raw_market_context, listing_id=listing_id),
-                partial(market.market_context, listing_id=listing_id),
+                market.market_context,
                 "market_context",
-                {"listing_id": listing_id},
+                listing_id=listing_id,
             ),
-            Case(
+            _case(
                 "duplicates",
                 partial(raw_duplicates, listing_id=listing_id),
-                partial(market.find_duplicates, listing_id=listing_id),
+                market.find_duplicates,
                 "find_duplicates",
-                {"listing_id": listing_id},
+                listing_id=listing_id,
             ),
-            Case(
+            _case(
                 "trends_city",
                 partial(raw_trends, city=trend_city),
-                partial(market.price_trends, filters={"city": trend_city, "deal_type": "sale"}),
+                market.price_trends,
                 "price_trends",
-                {"filters": {"city": trend_city, "deal_type": "sale"}},
+                filters={"city": trend_city, "deal_type": "sale"},
             ),
         ]
     return cases

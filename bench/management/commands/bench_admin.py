@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from django.core.management import call_command
@@ -12,10 +11,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench import admin_pages
 from bench.localserver import start_local_server
+from bench.output import add_out_argument, result_path
 from listings.models import PropertyListing
 from listings.search import estimated_count
-
-from .bench_search import RESULTS_DIR
 
 
 class Command(BaseCommand):
@@ -33,7 +31,7 @@ class Command(BaseCommand):
             help="a running server's base URL (http://host:port) sharing this default "
             "database; by default the command starts its own",
         )
-        parser.add_argument("--out", default="", help="JSON file (default bench/results/)")
+        add_out_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["loads"] < 1:
@@ -58,12 +56,7 @@ class Command(BaseCommand):
                 server.stop()
         text = admin_pages.format_table(results, listings)
         self.stdout.write(text)
-        out = (
-            Path(options["out"])
-            if options["out"]
-            else RESULTS_DIR / f"admin-{listings}-{datetime.now(UTC):%Y%m%dT%H%M%S}.json"
-        )
-        out.parent.mkdir(parents=True, exist_ok=True)
+        out = result_path(options["out"], f"admin-{listings}")
         report = {
             "when": datetime.now(UTC).isoformat(timespec="seconds"),
             "listings_estimate": listings,

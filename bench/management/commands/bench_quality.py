@@ -4,18 +4,15 @@ from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 
 from bench import quality
+from bench.output import add_out_argument, result_path
 from listings import search
 from listings.embedders import get_embedder
 from listings.models import PropertyListing
-
-RESULTS_DIR = Path(settings.BASE_DIR) / "bench" / "results"
 
 
 class Command(BaseCommand):
@@ -28,7 +25,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--modes", default="semantic,text,hybrid")
         parser.add_argument("--requests", type=int, default=0, help="only the first N")
-        parser.add_argument("--out", default="", help="JSON file (default bench/results/...)")
+        add_out_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         requests = quality.load_requests()
@@ -63,9 +60,7 @@ class Command(BaseCommand):
                 for o in report.outcomes
             ],
         }
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
         safe = embedder.replace(":", "-")
-        out = Path(options["out"] or RESULTS_DIR / f"quality-{safe}-{listings}-{stamp}.json")
-        out.parent.mkdir(parents=True, exist_ok=True)
+        out = result_path(options["out"], f"quality-{safe}-{listings}")
         out.write_text(json.dumps(result, ensure_ascii=False, indent=1), encoding="utf-8")
         self.stdout.write(f"written: {out}")

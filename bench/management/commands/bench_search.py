@@ -11,17 +11,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from bench import floor as benchfloor
 from bench import peer as benchpeer
 from bench import workload
 from bench.localserver import start_local_server
+from bench.output import add_out_argument, result_path
 from listings.errors import SearchError
 from listings.models import PropertyListing
-
-RESULTS_DIR = Path(settings.BASE_DIR) / "bench" / "results"
 
 
 class Command(BaseCommand):
@@ -50,9 +48,7 @@ class Command(BaseCommand):
             help="also time MCP Toolbox for Databases (installed from npm under the data "
             "directory) running the same statements, interleaved with our MCP calls",
         )
-        parser.add_argument(
-            "--out", default="", help="JSON file (default bench/results/<time>.json)"
-        )
+        add_out_argument(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         levels = [int(x) for x in str(options["concurrency"]).split(",") if x]
@@ -126,12 +122,7 @@ class Command(BaseCommand):
             report["recall"] = workload.recall_check()
         text = render(report)
         self.stdout.write(text)
-        out = (
-            Path(options["out"])
-            if options["out"]
-            else RESULTS_DIR / (f"bench-{listings}-{datetime.now(UTC):%Y%m%dT%H%M%S}.json")
-        )
-        out.parent.mkdir(parents=True, exist_ok=True)
+        out = result_path(options["out"], f"bench-{listings}")
         report["printed"] = text
         out.write_text(workload.to_json(report), encoding="utf-8")
         self.stdout.write(f"\nwritten to {out}")
