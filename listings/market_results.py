@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from .results import UntrustedContent
+from .types import Period
 
 
 class TrendPoint(BaseModel):
@@ -37,7 +38,7 @@ class TrendSeries(BaseModel):
 
 class TrendResult(BaseModel):
     currency: str
-    period: Literal["month", "quarter"]
+    period: Period
     group_by: str | None
     filters: dict[str, Any]
     min_sample: int = Field(description="Listings a period needs not to be low_sample.")
