@@ -150,10 +150,20 @@ Offset = Annotated[
     Field(ge=0, le=MAX_OFFSET, description="Results to skip, for paging (0 first)."),
     refused(OFFSET_RANGE.format(max_offset=MAX_OFFSET)),
 ]
+
+
+def _bigint(listing_id: int) -> int:
+    # Checked here, not published in the schema: every tool would carry a 19-digit maximum.
+    if listing_id > MAX_LISTING_ID:
+        raise PydanticCustomError(INVALID, LISTING_ID_INVALID)
+    return listing_id
+
+
 ListingId = Annotated[
     int,
-    Field(ge=1, le=MAX_LISTING_ID, description="The listing's id, as returned by a search."),
+    Field(ge=1, description="The listing's id, as returned by a search."),
     refused(LISTING_ID_INVALID),
+    AfterValidator(_bigint),
 ]
 MinSimilarity = Annotated[
     Annotated[float, Field(ge=-1.0, le=1.0), refused(MIN_SIMILARITY_RANGE)] | None,
@@ -179,7 +189,7 @@ TrendPeriod = Annotated[
 # A documented currency code (market tools); listing_stats also takes spellings (StatsCurrency).
 FigureCurrency = Annotated[
     CurrencyCode,
-    Field(description="Currency of the figures (converted through exchange rates)."),
+    Field(description="Currency of the figures."),
     refused(_currency_unknown),
     AfterValidator(_with_rate),
 ]
@@ -192,8 +202,9 @@ StatsCurrency = Annotated[
     str,
     Field(
         description="Currency of the price figures: "
-        + ", ".join(CURRENCIES)
-        + " (spellings such as грн, $, € too); converted through the exchange rates.",
+        + ", ".join(CURRENCIES[:-1])
+        + f" or {CURRENCIES[-1]} (spellings such as грн, $, € too); converted through the "
+        "exchange rates.",
         examples=list(CURRENCIES),
     ),
     refused(_currency_unknown),

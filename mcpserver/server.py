@@ -349,7 +349,10 @@ async def price_trends(
         Field(description="One series per value of this column (the 12 largest); omit for one."),
     ] = None,
     period: TrendPeriod = "month",
-    currency: FigureCurrency = "USD",
+    currency: Annotated[
+        FigureCurrency,
+        Field(description="Currency of the price figures (converted through exchange rates)."),
+    ] = "USD",
 ) -> TrendResult:
     """Price trend: count, median price and median price per m² per month or quarter.
 
