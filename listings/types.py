@@ -278,7 +278,7 @@ def checked(function: _F) -> _F:
         try:
             return validated(*args, **kwargs)
         except ValidationError as exc:
-            if exc.title != function.__name__:
+            if exc.title != function.__qualname__:
                 raise  # a result model's, from inside the function: not the caller's mistake
             raise InvalidArgument(explain(exc)) from None
 

@@ -68,10 +68,11 @@ def test_direct_calls_are_refused_with_the_arguments_message(call, message):
     assert caught.value.code == "invalid_argument"
 
 
-def test_a_result_models_error_inside_a_checked_function_is_not_the_callers():
-    class Card(BaseModel):
-        id: int
+class Card(BaseModel):
+    id: int
 
+
+def test_a_result_models_error_inside_a_checked_function_is_not_the_callers():
     @types.checked
     def build(*, listing_id: types.ListingId) -> Card:
         return Card.model_validate({"id": "not a number"})  # foreign data, say
