@@ -49,8 +49,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(VENV)/bin/mypy .
 
+# Two pytest-xdist workers: each test file runs whole on one of them (tests/conftest.py groups
+# the files that share databases). PYTEST_WORKERS=0 runs the suite in one process.
+PYTEST_WORKERS ?= 2
 pytest: install
-	$(VENV)/bin/pytest --durations=15 -m "not slow"
+	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15 -m "not slow"
 
 # The long cases (marked slow): the soak through HAProxy, PgBouncer and a standby.
 test-slow: install

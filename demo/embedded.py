@@ -29,6 +29,8 @@ from .generator import GENERATOR_VERSION
 logger = logging.getLogger("vmk.embedded")
 
 _lock = threading.Lock()
+# pg_advisory_lock key held while a database of the embedded server is created and filled.
+BUILD_LOCK_KEY = 0x766D6B
 _servers: dict[Path, Any] = {}
 
 
@@ -178,12 +180,32 @@ def ensure_database(
     demo_seed: int,
     loader: Callable[[psycopg.Connection, int, int], object] | None = None,
 ) -> None:
-    """Create `dbname` with the mirror schema and demo data unless it is already there."""
+    """Create `dbname` with the mirror schema and demo data unless it is already there.
+
+    Processes that start together on one data directory (uvicorn workers, parallel test
+    workers) build it once: the others wait on an advisory lock, then find it ready.
+    """
     with _lock, server.connect("postgres") as admin:
-        if not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [dbname]).fetchone():
-            logger.info("creating embedded database %s", dbname)
-            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
-    with _lock, server.connect(dbname) as conn:
+        admin.execute("SELECT pg_advisory_lock(%s)", [BUILD_LOCK_KEY])
+        try:
+            _ensure_database(server, admin, dbname, fts_config, demo_count, demo_seed, loader)
+        finally:
+            admin.execute("SELECT pg_advisory_unlock(%s)", [BUILD_LOCK_KEY])
+
+
+def _ensure_database(
+    server: EmbeddedServer,
+    admin: psycopg.Connection,
+    dbname: str,
+    fts_config: str,
+    demo_count: int,
+    demo_seed: int,
+    loader: Callable[[psycopg.Connection, int, int], object] | None,
+) -> None:
+    if not admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [dbname]).fetchone():
+        logger.info("creating embedded database %s", dbname)
+        admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(dbname)))
+    with server.connect(dbname) as conn:
         meta = schema.read_meta(conn)
         if meta.get("ready") == "1":
             _warn_if_old_demo(meta, dbname)

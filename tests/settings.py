@@ -14,5 +14,8 @@ os.environ.setdefault("DEMO_LISTINGS_COUNT", "3000")
 os.environ.setdefault("DEMO_SEED", "7")
 os.environ.setdefault("SECRET_KEY", "test-only-secret-key-not-for-production")
 os.environ.setdefault("EMBEDDER", "offline")
+# A new connection loads the hunspell dictionary (about 2 s of CPU); with the suite on two
+# workers and a loaded machine, 5 s is not always enough to open the first ones.
+os.environ.setdefault("DB_POOL_TIMEOUT_SEC", "30")
 
 from vmkproject.settings import *  # noqa: E402, F403
