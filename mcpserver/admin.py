@@ -186,7 +186,16 @@ class ToolCallAdmin(admin.ModelAdmin):
     date_hierarchy = "time"
     search_fields = ("tool", "key_name")
     show_full_result_count = False  # one COUNT(*) per page view is enough
-    fields = ("time", "key_name", "tool", "rows", "latency_ms", "error_shown", "arguments_json")
+    fields = (
+        "time",
+        "key_name",
+        "tool",
+        "rows",
+        "latency_ms",
+        "error_shown",
+        "process",
+        "arguments_json",
+    )
     readonly_fields = fields
 
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -5,16 +5,26 @@ queue (AUDIT_QUEUE_SIZE): when the queue is full the record is dropped and count
 slow or locked database never slows an agent down. One background thread takes the queue
 in batches (what arrives within BATCH_WINDOW_SEC of a call), writes them with bulk_create,
 and also writes the agent keys' last_used_at.
+
+With AUDIT_WAIT_SEC, the observer also hands run_search a future that the writer resolves
+once the call's row is written (or AUDIT_WAIT_SEC has passed): the answer leaves after its
+row is in the table, so a process killed with SIGKILL loses no row of a call its client saw
+answered. The writer then gathers for DURABLE_WINDOW_SEC only: calls finishing together
+still share one insert, and a batch grows with the load while the previous one is written.
+Each row names the process (host:pid) that wrote it.
 The server's lifespan starts the thread and, at shutdown, lets it write what is queued.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import logging
 import math
+import os
 import queue
+import socket
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -39,8 +49,20 @@ ARGUMENTS_MAX_CHARS = 4000
 BATCH_SIZE = 500
 FLUSH_INTERVAL_SEC = 1.0
 BATCH_WINDOW_SEC = 0.5
+# The gathering window when answers wait for their rows (AUDIT_WAIT_SEC > 0).
+DURABLE_WINDOW_SEC = 0.01
 STOP_TIMEOUT_SEC = 15.0
 WARN_EVERY_SEC = 60.0
+
+
+def process_name() -> str:
+    """host:pid of this server process, as the audit rows name it."""
+    return f"{socket.gethostname()}:{os.getpid()}"[:100]
+
+
+def _resolve(done: asyncio.Future[None]) -> None:
+    if not done.done():
+        done.set_result(None)
 
 
 def clip_arguments(arguments: dict[str, Any]) -> Any:
@@ -55,8 +77,12 @@ def clip_arguments(arguments: dict[str, Any]) -> Any:
 class AuditLog:
     """A bounded queue of call records and the thread that writes them."""
 
-    def __init__(self, maxsize: int) -> None:
+    def __init__(self, maxsize: int, *, wait_sec: float = 0.0) -> None:
         self.queue: queue.Queue[ToolCall] = queue.Queue(maxsize=max(maxsize, 1))
+        # > 0: each observed call waits (at most this long) for its row to be written.
+        self.wait_sec = max(wait_sec, 0.0)
+        self.window = DURABLE_WINDOW_SEC if self.wait_sec else BATCH_WINDOW_SEC
+        self.process = process_name()
         self.dropped = 0
         self.written = 0
         self.failed = 0
@@ -65,24 +91,43 @@ class AuditLog:
         self._thread: threading.Thread | None = None
         self._warned_at = -math.inf
 
-    def observe(self, record: dict[str, Any]) -> None:
-        """Queue a finished run_search call (the observer hooked into mcpserver.runner)."""
-        with telemetry.span("audit.enqueue"):
-            self._submit_record(record)
+    def observe(self, record: dict[str, Any]) -> asyncio.Future[None] | None:
+        """Queue a finished run_search call (the observer hooked into mcpserver.runner).
 
-    def _submit_record(self, record: dict[str, Any]) -> None:
-        self.submit(
-            ToolCall(
-                time=timezone.now(),
-                key_name=record.get("agent") or ANONYMOUS,
-                tool=record["tool"],
-                # Serialised by the writer thread, not here on the request path.
-                arguments=record.get("arguments") or {},
-                rows=record.get("rows") or 0,
-                latency_ms=round(float(record.get("latency_ms") or 0), 2),
-                error_code=record.get("error_code") or "",
-            )
+        With wait_sec, on the event loop: a future resolved once the row is written, or
+        failed to be, or after wait_sec; run_search awaits it before the answer leaves."""
+        with telemetry.span("audit.enqueue"):
+            return self._submit_record(record)
+
+    def _submit_record(self, record: dict[str, Any]) -> asyncio.Future[None] | None:
+        call = ToolCall(
+            time=timezone.now(),
+            key_name=record.get("agent") or ANONYMOUS,
+            tool=record["tool"],
+            # Serialised by the writer thread, not here on the request path.
+            arguments=record.get("arguments") or {},
+            rows=record.get("rows") or 0,
+            latency_ms=round(float(record.get("latency_ms") or 0), 2),
+            error_code=record.get("error_code") or "",
+            process=self.process,
         )
+        done = self._waiter()
+        if done is not None:
+            call._vmk_written = done  # type: ignore[attr-defined]
+        if not self.submit(call):
+            return None
+        return done
+
+    def _waiter(self) -> asyncio.Future[None] | None:
+        if not self.wait_sec:
+            return None
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # called off an event loop: nothing can wait
+            return None
+        done: asyncio.Future[None] = loop.create_future()
+        loop.call_later(self.wait_sec, _resolve, done)
+        return done
 
     def submit(self, call: ToolCall) -> bool:
         """Queue a call without waiting; False when the queue was full and it was dropped."""
@@ -118,7 +163,11 @@ class AuditLog:
 
     def _run(self) -> None:
         while not (self._stopping.is_set() and self.queue.empty()):
-            self.write(self._take_batch())
+            batch = self._take_batch()
+            try:
+                self.write(batch)
+            finally:
+                _release(batch)
 
     def _take_batch(self) -> list[ToolCall]:
         try:
@@ -127,7 +176,7 @@ class AuditLog:
             return []
         # Let the calls of the next BATCH_WINDOW_SEC gather, then write them in one insert:
         # a write per call would take the GIL from the request threads every time.
-        self._stopping.wait(BATCH_WINDOW_SEC)
+        self._stopping.wait(self.window)
         while len(batch) < BATCH_SIZE:
             try:
                 batch.append(self.queue.get_nowait())
@@ -163,6 +212,16 @@ class AuditLog:
         logger.warning(message, *args, exc_info=exc_info)
 
 
+def _release(batch: list[ToolCall]) -> None:
+    """Let the answers waiting for these rows go (written or not: they never fail a call)."""
+    for call in batch:
+        done = getattr(call, "_vmk_written", None)
+        if done is None:
+            continue
+        with contextlib.suppress(RuntimeError):  # its event loop is closed
+            done.get_loop().call_soon_threadsafe(_resolve, done)
+
+
 _log: AuditLog | None = None
 
 
@@ -186,7 +245,7 @@ def start() -> AuditLog | None:
     if not exists:
         logger.warning("audit log is off: run `manage.py migrate` to create its table")
         return None
-    _log = AuditLog(settings.AUDIT_QUEUE_SIZE)
+    _log = AuditLog(settings.AUDIT_QUEUE_SIZE, wait_sec=settings.AUDIT_WAIT_SEC)
     _log.start()
     runner.call_observers.append(_log.observe)
     return _log

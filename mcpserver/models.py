@@ -96,6 +96,8 @@ class ToolCall(models.Model):
     rows = models.IntegerField("рядків", default=0)
     latency_ms = models.FloatField("мс", default=0)
     error_code = models.CharField("код помилки", max_length=50, blank=True, db_index=True)
+    # Which server process answered (host:pid): several processes or hosts share the table.
+    process = models.CharField("процес", max_length=100, blank=True, default="")
 
     class Meta:
         ordering = ("-time",)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -28,8 +28,9 @@ logger = logging.getLogger("vmk.mcp")
 
 T = TypeVar("T")
 
-# Called with a finished call's record; the audit log plugs in here.
-call_observers: list[Callable[[dict[str, Any]], None]] = []
+# Called with a finished call's record; the audit log plugs in here. An observer may return
+# an awaitable (the audit row being written): the answer leaves once it is done.
+call_observers: list[Callable[[dict[str, Any]], Awaitable[None] | None]] = []
 
 # The name of the token or agent key the current /mcp request came with (set by
 # mcpserver.http.AuthenticatedMCP; None without authentication).
@@ -108,11 +109,17 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
             "error_code": code,
             "agent": agent,
         }
+        waiting = []
         for observer in call_observers:
             try:
-                observer(record)
+                outcome = observer(record)
             except Exception:
                 logger.exception("call observer failed")
+                continue
+            if outcome is not None:
+                waiting.append(outcome)
+        for outcome in waiting:
+            await outcome
 
 
 def _count(tool: str, timings: Timings) -> None:

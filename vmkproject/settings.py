@@ -223,6 +223,10 @@ SHUTDOWN_GRACE_SEC: float = env.float("SHUTDOWN_GRACE_SEC", default=10.0)
 # AUDIT_QUEUE_SIZE records, and are dropped (and counted) rather than slow a request down.
 AUDIT_RETENTION_DAYS: int = env.int("AUDIT_RETENTION_DAYS", default=90)
 AUDIT_QUEUE_SIZE: int = env.int("AUDIT_QUEUE_SIZE", default=10000)
+# Seconds a call's answer waits for its audit row to be written (rows of calls finishing
+# together share one insert), so a process killed with SIGKILL loses no row of an answered
+# call; past it the answer goes anyway. 0: never wait, rows batched each half second.
+AUDIT_WAIT_SEC: float = env.float("AUDIT_WAIT_SEC", default=2.0)
 
 # --- Access: scopes, quotas, OAuth 2.1 ------------------------------------------------------
 # Scopes of static MCP_AUTH_TOKENS and of calls on an open server (no tokens, keys or OAuth):

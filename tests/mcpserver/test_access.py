@@ -7,8 +7,10 @@ import json
 import re
 import sqlite3
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+from django.conf import settings as django_settings
 from mcp import Client
 
 from listings.contacts import CONTACTS_MASKED
@@ -193,3 +195,65 @@ async def test_quotas_survive_a_restart_and_refusals_say_rate_limited(listings_d
         ).fetchall()
     assert rows == [("day", 3)]
     assert [code for (code,) in audited][-1:] == ["rate_limited"]
+
+
+# --- quotas under concurrent callers on PostgreSQL --------------------------------------------
+
+# Run in a process of its own whose `default` database is PostgreSQL: THREADS threads call
+# consume() for one caller at the same instant (a window none of them has opened yet), each
+# on its own connection, and count what they were allowed and refused.
+CONCURRENT = """
+import json, threading
+from datetime import UTC, datetime
+from django.db import connection, connections
+from mcpserver import quotas
+from mcpserver.callers import Caller
+from mcpserver.models import QuotaWindow
+
+with connection.schema_editor() as editor:
+    editor.create_model(QuotaWindow)
+THREADS, EACH, LIMIT = 8, 25, 150
+who = Caller(name="c", quota_key="key:concurrent", scopes=frozenset(), calls_per_minute=LIMIT)
+now = datetime(2026, 5, 4, 12, 0, 10, tzinfo=UTC)
+start = threading.Barrier(THREADS)
+allowed, refused, waits = [], [], set()
+
+def caller():
+    start.wait()
+    for _ in range(EACH):
+        try:
+            quotas.consume(who, now=now)
+        except quotas.RateLimited as exc:
+            refused.append(1)
+            waits.add(exc.retry_after)
+        else:
+            allowed.append(1)
+    connections.close_all()
+
+threads = [threading.Thread(target=caller) for _ in range(THREADS)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join()
+row = QuotaWindow.objects.get(caller="key:concurrent", window="minute")
+print(json.dumps({"allowed": len(allowed), "refused": len(refused), "counted": row.calls,
+                  "waits": sorted(waits)}))
+"""
+
+
+def test_concurrent_callers_on_postgresql_are_counted_exactly_up_to_the_limit(listings_db):
+    from bench import fleet
+    from demo import embedded
+
+    primary = embedded.start_server(
+        Path(django_settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"])
+    )
+    name = "vmk_test_quota_threads"
+    url = fleet.app_database(primary, name)
+    try:
+        out = manage("shell", "-c", CONCURRENT, env={"DATABASE_URL": url})
+    finally:
+        fleet.drop_database(primary, name)
+    figures = json.loads(out.strip().splitlines()[-1])
+    # 200 calls race for 150: none lost, none counted twice, the rest told to wait 50 s.
+    assert figures == {"allowed": 150, "refused": 50, "counted": 150, "waits": [50]}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from mcpserver import audit
@@ -41,3 +42,68 @@ def test_stopping_writes_what_is_queued_without_waiting_out_the_window():
     log.stop()
     assert sum(log.batches) == 1
     assert time.perf_counter() - started < audit.BATCH_WINDOW_SEC + 0.3
+
+
+class WaitingLog(CountingLog):
+    """Answers wait for their rows; each write's end is noted."""
+
+    def __init__(self, wait_sec: float) -> None:
+        audit.AuditLog.__init__(self, maxsize=1000, wait_sec=wait_sec)
+        self.batches = []
+        self.written_at: list[float] = []
+
+    def write(self, batch: list[ToolCall]) -> None:
+        time.sleep(0.05)  # an insert that takes a while
+        super().write(batch)
+        self.written_at.append(time.monotonic())
+
+
+RECORD = {"tool": "describe_schema", "arguments": {}, "agent": "tester"}
+
+
+def test_an_answer_waits_until_its_row_is_written_and_calls_finishing_together_share_it():
+    log = WaitingLog(wait_sec=5.0)
+    log.start()
+
+    async def two_calls() -> list[float]:
+        waiting = [log.observe(dict(RECORD)), log.observe(dict(RECORD))]
+        assert all(isinstance(done, asyncio.Future) for done in waiting)
+        await asyncio.gather(*waiting)
+        return [time.monotonic()]
+
+    try:
+        started = time.monotonic()
+        (answered_at,) = asyncio.run(two_calls())
+    finally:
+        log.stop()
+    assert log.batches == [2]  # one insert for both
+    assert log.written_at and answered_at >= log.written_at[0]  # the row first, then the answer
+    assert answered_at - started < 1.0  # the write let it go, not the 5 s bound
+    queued = ToolCall(tool="x", key_name="y")
+    assert log.process == audit.process_name() and ":" in log.process
+    assert queued.process == ""  # only the writer's records carry it
+
+
+def test_an_answer_waits_at_most_audit_wait_sec_when_rows_cannot_be_written():
+    log = WaitingLog(wait_sec=0.3)  # no writer thread started: nothing is ever written
+
+    async def one_call() -> float:
+        started = time.monotonic()
+        done = log.observe(dict(RECORD))
+        assert done is not None
+        await done
+        return time.monotonic() - started
+
+    waited = asyncio.run(one_call())
+    assert 0.25 <= waited < 2.0
+    assert log.queue.get_nowait().process == audit.process_name()
+
+
+def test_without_audit_wait_sec_nothing_waits():
+    log = audit.AuditLog(maxsize=10)
+
+    async def one_call() -> object:
+        return log.observe(dict(RECORD))
+
+    assert asyncio.run(one_call()) is None
+    assert log.window == audit.BATCH_WINDOW_SEC
