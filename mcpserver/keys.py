@@ -65,7 +65,12 @@ def looks_like_key(token: str) -> bool:
 
 
 def create_key(
-    *, name: str, expires_at: datetime | None = None, created_by: Any = None
+    *,
+    name: str,
+    expires_at: datetime | None = None,
+    created_by: Any = None,
+    calls_per_minute: int | None = None,
+    calls_per_day: int | None = None,
 ) -> tuple[AgentKey, str]:
     """Store a new key for `name`; return it and the plain key, which is never stored."""
     name = name.strip()
@@ -74,7 +79,13 @@ def create_key(
     if AgentKey.objects.filter(name=name).exists():
         raise KeyNameTaken(NAME_TAKEN.format(name=name))
     plain = generate_key()
-    key = AgentKey(name=name, expires_at=expires_at, created_by=created_by)
+    key = AgentKey(
+        name=name,
+        expires_at=expires_at,
+        created_by=created_by,
+        calls_per_minute=calls_per_minute,
+        calls_per_day=calls_per_day,
+    )
     set_secret(key, plain)
     key.save()
     forget_cached_keys()

@@ -24,6 +24,7 @@ from django.utils import timezone
 from mcp import Client
 
 from mcpserver import audit, keys
+from mcpserver.management.commands import create_agent_key
 from mcpserver.models import AgentKey, ToolCall
 
 from .conftest import ROOT, RunningServer, start_server, stop_server
@@ -88,6 +89,20 @@ def test_create_agent_key_command_prints_the_key_once_with_its_usage():
     assert timedelta(days=29, hours=23) < key.expires_at - timezone.now() <= timedelta(days=30)
     with pytest.raises(CommandError, match=r"An agent key named 'ops-agent' already exists\."):
         call_command("create_agent_key", "ops-agent", stdout=StringIO())
+    assert (key.calls_per_minute, key.calls_per_day) == (None, None)  # the settings' limits
+
+
+@pytest.mark.django_db
+def test_create_agent_key_sets_the_keys_own_limits():
+    call_command("create_agent_key", "slow-agent", "--calls-per-minute", "5", stdout=StringIO())
+    call_command("create_agent_key", "free-agent", "--calls-per-day", "0", stdout=StringIO())
+    assert AgentKey.objects.get(name="slow-agent").calls_per_minute == 5
+    free = AgentKey.objects.get(name="free-agent")
+    assert (free.calls_per_minute, free.calls_per_day) == (None, 0)
+    with pytest.raises(CommandError) as refused:
+        call_command("create_agent_key", "bad", "--calls-per-minute", "-1", stdout=StringIO())
+    assert str(refused.value) == create_agent_key.NEGATIVE_LIMIT
+    assert not AgentKey.objects.filter(name="bad").exists()
 
 
 # --- audit log (in-process) -------------------------------------------------------------------
