@@ -9,6 +9,7 @@ imported by the running server.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -19,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -395,11 +396,25 @@ async def soak(
     clients: int,
     seconds: float,
     events: list[tuple[float, str, Callable[[], object]]] | None = None,
+    token: str | None = None,
 ) -> dict[str, Any]:
-    """`clients` MCP clients calling MIX through `url` for `seconds`; `events` are
-    (seconds after the start, a label, a function) run in a thread meanwhile (kill a server).
-    Counts every call as the client saw it."""
+    """`clients` MCP clients calling MIX through `url` for `seconds` (with `token` as their
+    bearer token); `events` are (seconds after the start, a label, a function) run in a
+    thread meanwhile (kill a server). Counts every call as the client saw it."""
     from mcp import Client
+
+    @contextlib.asynccontextmanager
+    async def connect() -> AsyncIterator[Client]:
+        if token is None:
+            async with Client(url) as client:
+                yield client
+            return
+        import httpx2
+        from mcp.client.streamable_http import streamable_http_client
+
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+        async with http, Client(streamable_http_client(url, http_client=http)) as client:
+            yield client
 
     records: list[tuple[float, float, str]] = []
     started = time.monotonic()
@@ -411,7 +426,7 @@ async def soak(
         while time.monotonic() < deadline:
             begun = time.monotonic()
             try:
-                async with Client(url) as c:
+                async with connect() as c:
                     while time.monotonic() < deadline:
                         tool, arguments = rng.choice(MIX)
                         begun = time.monotonic()
@@ -442,6 +457,7 @@ async def soak(
         "seconds": round(elapsed, 1),
         "calls": len(records),
         "calls_per_s": round(len(records) / elapsed, 1) if elapsed else 0.0,
+        "answered_calls": sum(1 for _, _, o in records if not o.startswith("exception:")),
         "failed_calls": len(unexpected),
         "error_kinds": sorted(set(unexpected)),
         "expected_errors": sum(1 for _, _, o in records if o in EXPECTED_ERRORS),
@@ -493,45 +509,96 @@ def migrate(env: Mapping[str, str], base_dir: Path) -> None:
         raise RuntimeError(f"migrate failed\n{done.stderr[-3000:]}")
 
 
-def count_audit_rows(url: str) -> int:
+def count_audit_rows(url: str, key_name: str | None = None) -> int:
     import psycopg
 
+    query = "SELECT count(*) FROM mcpserver_toolcall"
     with psycopg.connect(url) as conn:
-        row = conn.execute("SELECT count(*) FROM mcpserver_toolcall").fetchone()
+        if key_name is None:
+            row = conn.execute(query).fetchone()
+        else:
+            row = conn.execute(query + " WHERE key_name = %s", (key_name,)).fetchone()
     return int(row[0]) if row else 0
 
 
-def run_fleet_soak(
+def audit_rows_by_process(url: str, key_name: str | None = None) -> dict[str, int]:
+    """Audit rows per process (host:pid) that wrote them, of one key or of all."""
+    import psycopg
+
+    query = "SELECT process, count(*) FROM mcpserver_toolcall"
+    with psycopg.connect(url) as conn:
+        if key_name is None:
+            rows = conn.execute(query + " GROUP BY process").fetchall()
+        else:
+            rows = conn.execute(
+                query + " WHERE key_name = %s GROUP BY process", (key_name,)
+            ).fetchall()
+    return {str(process): int(count) for process, count in rows}
+
+
+def create_agent_key(
+    env: Mapping[str, str], base_dir: Path, name: str, calls_per_minute: int | None = None
+) -> str:
+    """An agent key in the layout's `default` database (manage.py create_agent_key); the key."""
+    limit = [] if calls_per_minute is None else ["--calls-per-minute", str(calls_per_minute)]
+    done = subprocess.run(  # noqa: S603 - our own interpreter and manage.py
+        [sys.executable, "manage.py", "create_agent_key", name, *limit],
+        cwd=base_dir,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if done.returncode:
+        raise RuntimeError(f"create_agent_key failed\n{done.stderr[-3000:]}")
+    return next(line for line in done.stdout.splitlines() if line.startswith("vmk_"))
+
+
+@dataclass
+class Fleet:
+    """The running layout: server processes behind HAProxy on one `default` database."""
+
+    servers: list[Any]
+    proxy: Process
+    app_url: str
+    keys: dict[str, str]
+    standby: Standby | None = None
+
+    @property
+    def mcp_url(self) -> str:
+        return f"http://127.0.0.1:{self.proxy.port}/mcp"
+
+
+@contextlib.contextmanager
+def running_fleet(
     *,
     primary: db.EmbeddedServer,
     base_env: Mapping[str, str],
     base_dir: Path,
     log_dir: Path,
-    clients: int,
-    seconds: float,
     servers: int = 2,
-    kill_at: float | None = None,
-    standby_stop_at: float | None = None,
+    standby: bool = False,
     pgbouncer: bool = False,
     app_db_name: str = "vmk_fleet_app",
-) -> dict[str, Any]:
-    """`servers` server processes behind HAProxy on a PostgreSQL `default` database, soaked
-    through it; server 1 SIGKILLed at `kill_at` seconds, and (with `standby_stop_at`) a
-    streaming standby they read from stopped then. Returns the figures."""
+    agent_keys: Mapping[str, int | None] | None = None,
+) -> Iterator[Fleet]:
+    """`servers` server processes behind HAProxy on a fresh PostgreSQL `default` database
+    (migrated, with `agent_keys`: name → its calls per minute), optionally through PgBouncer
+    and reading from a streaming standby; everything stopped and removed after."""
     from django.conf import settings
 
     from bench.localserver import start_local_server
 
     dbname = str(settings.DATABASES[LISTINGS_ALIAS]["NAME"])
     started: list[Any] = []
-    standby = bouncer = proxy = None
+    replica = bouncer = proxy = None
     app_url = app_database(primary, app_db_name)
     env = {**base_env, "DATABASE_URL": app_url, "METRICS_ACCESS": "loopback"}
     os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
     try:
-        if standby_stop_at is not None:
-            standby = make_standby(primary)
-            env["LISTINGS_REPLICA_URLS"] = standby.url(dbname)
+        if standby:
+            replica = make_standby(primary)
+            env["LISTINGS_REPLICA_URLS"] = replica.url(dbname)
             env["LISTINGS_REPLICA_RETRY_SEC"] = "10"
         if pgbouncer:
             bouncer = start_pgbouncer(
@@ -547,42 +614,15 @@ def run_fleet_soak(
             )
             env["LISTINGS_PGBOUNCER"] = "true"
         migrate(env, base_dir)
+        keys = {
+            name: create_agent_key(env, base_dir, name, limit)
+            for name, limit in (agent_keys or {}).items()
+        }
         for _ in range(servers):
             started.append(start_local_server(env, log_dir=log_dir))
         proxy = start_haproxy([server.port for server in started])
         time.sleep(1.5)  # two health checks: both servers up in HAProxy's eyes
-        victim = started[0]
-        events: list[tuple[float, str, Callable[[], object]]] = []
-        if kill_at is not None:
-            events.append((kill_at, "server 1 SIGKILLed", lambda: victim.process.kill()))
-        if standby is not None and standby_stop_at is not None:
-            events.append((standby_stop_at, "standby stopped", lambda: standby.stop("fast")))
-        report = asyncio.run(
-            soak(
-                f"http://127.0.0.1:{proxy.port}/mcp",
-                clients=clients,
-                seconds=seconds,
-                events=events,
-            )
-        )
-        if kill_at is not None:
-            victim.process.wait(10)
-            db._forget_dead_holders(primary.data_dir)  # the SIGKILLed holder
-        time.sleep(2.5)  # the survivors' audit writers flush every second
-        alive = [server for server in started if server.process.poll() is None]
-        written_by_alive = sum(
-            metric_value(server_metrics(server.url), "vmk_audit_rows_total", {"outcome": "written"})
-            for server in alive
-        )
-        report.update(
-            servers=servers,
-            balancer=haproxy_stats(proxy),
-            audit_rows=count_audit_rows(app_url),
-            audit_rows_written_by_survivors=int(written_by_alive),
-            server_logs_with_tracebacks=sum("Traceback" in s.log_text() for s in started),
-            balancer_log=str(log_dir / "haproxy.log"),
-        )
-        return report
+        yield Fleet(servers=started, proxy=proxy, app_url=app_url, keys=keys, standby=replica)
     finally:
         for server in started:
             if server.process.poll() is None:
@@ -590,6 +630,132 @@ def run_fleet_soak(
         for part in (proxy, bouncer):
             if part is not None:
                 part.stop(keep_log_in=log_dir)
-        if standby is not None:
-            standby.remove()
+        if replica is not None:
+            replica.remove()
         drop_database(primary, app_db_name)
+
+
+SOAK_KEY = "soak"
+
+
+def run_fleet_soak(
+    *,
+    primary: db.EmbeddedServer,
+    base_env: Mapping[str, str],
+    base_dir: Path,
+    log_dir: Path,
+    clients: int,
+    seconds: float,
+    servers: int = 2,
+    kill_at: float | None = None,
+    standby_stop_at: float | None = None,
+    pgbouncer: bool = False,
+    app_db_name: str = "vmk_fleet_app",
+    before: Callable[[Fleet], dict[str, Any]] | None = None,
+    agent_keys: Mapping[str, int | None] | None = None,
+) -> dict[str, Any]:
+    """`servers` server processes behind HAProxy on a PostgreSQL `default` database, soaked
+    through it by clients with the agent key SOAK_KEY; server 1 SIGKILLed at `kill_at`
+    seconds, and (with `standby_stop_at`) a streaming standby they read from stopped then.
+    `before(fleet)` runs first on the running layout (its figures join the report).
+    Returns the figures."""
+    with running_fleet(
+        primary=primary,
+        base_env=base_env,
+        base_dir=base_dir,
+        log_dir=log_dir,
+        servers=servers,
+        standby=standby_stop_at is not None,
+        pgbouncer=pgbouncer,
+        app_db_name=app_db_name,
+        agent_keys={SOAK_KEY: 0, **(agent_keys or {})},
+    ) as layout:
+        earlier = before(layout) if before is not None else {}
+        victim = layout.servers[0]
+        events: list[tuple[float, str, Callable[[], object]]] = []
+        if kill_at is not None:
+            events.append((kill_at, "server 1 SIGKILLed", lambda: victim.process.kill()))
+        replica = layout.standby
+        if replica is not None and standby_stop_at is not None:
+            events.append((standby_stop_at, "standby stopped", lambda: replica.stop("fast")))
+        report = asyncio.run(
+            soak(
+                layout.mcp_url,
+                clients=clients,
+                seconds=seconds,
+                events=events,
+                token=layout.keys[SOAK_KEY],
+            )
+        )
+        if kill_at is not None:
+            victim.process.wait(10)
+            db._forget_dead_holders(primary.data_dir)  # the SIGKILLed holder
+        alive = [server for server in layout.servers if server.process.poll() is None]
+        written_by_alive = sum(
+            metric_value(server_metrics(server.url), "vmk_audit_rows_total", {"outcome": "written"})
+            for server in alive
+        )
+        report.update(
+            earlier,
+            servers=servers,
+            balancer=haproxy_stats(layout.proxy),
+            # Every call the clients saw answered has its row (answers wait for it): the
+            # soak's rows are at least its answered calls, more when a call the killed
+            # process had written was sent again by the balancer.
+            audit_rows=count_audit_rows(layout.app_url),
+            soak_audit_rows=count_audit_rows(layout.app_url, SOAK_KEY),
+            soak_audit_rows_by_process=audit_rows_by_process(layout.app_url, SOAK_KEY),
+            audit_rows_written_by_survivors=int(written_by_alive),
+            server_logs_with_tracebacks=sum("Traceback" in s.log_text() for s in layout.servers),
+            balancer_log=str(log_dir / "haproxy.log"),
+        )
+        return report
+
+
+QUOTA_KEY = "quota"
+# A call this close to the end of a UTC minute waits for the next: the count is per minute.
+QUOTA_MINUTE_MARGIN_SEC = 15
+
+
+async def _calls_with_key(url: str, token: str, count: int) -> list[dict[str, Any]]:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    outcomes = []
+    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=60)
+    async with http, Client(streamable_http_client(url, http_client=http)) as client:
+        for _ in range(count):
+            result = await client.call_tool("get_listing_by_id", {"listing_id": 1})
+            if result.is_error:
+                outcomes.append(json.loads(getattr(result.content[0], "text", "{}")))
+            else:
+                outcomes.append({"code": "ok"})
+    return outcomes
+
+
+def quota_through_balancer(layout: Fleet, key_name: str, limit: int) -> dict[str, Any]:
+    """2 × `limit` calls with the agent key `key_name` (its own `limit` calls per minute)
+    through the balancer, one after another, so that both processes answer some: what the
+    client saw, and what the shared tables hold."""
+    import psycopg
+
+    left = 60 - time.time() % 60
+    if left < QUOTA_MINUTE_MARGIN_SEC:
+        time.sleep(left + 0.2)
+    outcomes = asyncio.run(_calls_with_key(layout.mcp_url, layout.keys[key_name], 2 * limit))
+    with psycopg.connect(layout.app_url) as conn:
+        windows = conn.execute(
+            'SELECT "window", calls FROM mcpserver_quotawindow ORDER BY "window"'
+        ).fetchall()
+    return {
+        "quota_limit": limit,
+        "quota_calls": len(outcomes),
+        "quota_ok": sum(1 for outcome in outcomes if outcome["code"] == "ok"),
+        "quota_rate_limited": sum(1 for o in outcomes if o["code"] == "rate_limited"),
+        "quota_retry_after": sorted(
+            {int(o["retry_after"]) for o in outcomes if o["code"] == "rate_limited"}
+        ),
+        "quota_windows": [(str(window), int(calls)) for window, calls in windows],
+        "quota_audit_rows_by_process": audit_rows_by_process(layout.app_url, key_name),
+    }

@@ -1,4 +1,10 @@
-"""/health: the process is up; the body says how the database and the embedder are."""
+"""/health: the process is up; the body says how the database and the embedder are.
+
+Finding out costs an embedding of a probe, two catalog queries and a connection to each
+replica: the three run at once, each time-boxed, and their report is reused for
+HEALTH_CACHE_SEC (one measurement shared by the callers that arrive meanwhile, through the
+one TTL cache), so a load balancer or a monitor polling /health adds no load per poll.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +15,13 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 
+from listings.runtime import Remembered
 from vmkproject.routers import LISTINGS_ALIAS
 
 HEALTH_TIMEOUT_SEC = 2.0
+# How long one measurement answers /health.
+HEALTH_CACHE_SEC = 3.0
+_measurements = Remembered(HEALTH_CACHE_SEC, maxsize=8)
 
 
 def _database_state() -> dict[str, Any]:
@@ -55,23 +65,32 @@ async def _replicas_state() -> list[dict[str, Any]]:
         return [{"reachable": False, "error": "the replicas did not answer in time"}]
 
 
-async def check() -> dict[str, Any]:
-    from listings.embedders import check_embedder
-
-    started = time.monotonic()
+async def _database() -> dict[str, Any]:
     try:
-        database = await asyncio.wait_for(
+        return await asyncio.wait_for(
             sync_to_async(_database_state, thread_sensitive=False)(), HEALTH_TIMEOUT_SEC + 1
         )
     except TimeoutError:
-        database = {"reachable": False, "error": "the listings database did not answer in time"}
-    replicas_state = await _replicas_state()
+        return {"reachable": False, "error": "the listings database did not answer in time"}
+
+
+async def _embedder() -> dict[str, Any]:
+    from listings.embedders import check_embedder
+
+    try:
+        return await check_embedder(HEALTH_TIMEOUT_SEC)
+    except Exception:  # noqa: BLE001
+        return {"reachable": False, "error": "the embedder check failed"}
+
+
+async def measure() -> dict[str, Any]:
+    """The database, its replicas and the embedder, checked at once."""
+    started = time.monotonic()
+    database, replicas_state, embedder = await asyncio.gather(
+        _database(), _replicas_state(), _embedder()
+    )
     if replicas_state:
         database["replicas"] = replicas_state
-    try:
-        embedder = await check_embedder(HEALTH_TIMEOUT_SEC)
-    except Exception:  # noqa: BLE001
-        embedder = {"reachable": False, "error": "the embedder check failed"}
     # A database without FTS_CONFIG or an index still answers, worse: degraded, with why.
     ok = database.get("reachable") and embedder.get("reachable") and not database.get("warnings")
     # A replica down still answers through the others or the primary, worse: degraded.
@@ -81,4 +100,20 @@ async def check() -> dict[str, Any]:
         "database": database,
         "embedder": embedder,
         "checked_in_ms": round((time.monotonic() - started) * 1000, 1),
+        "checked_at": time.monotonic(),
     }
+
+
+async def check() -> dict[str, Any]:
+    """The latest measurement (at most HEALTH_CACHE_SEC old; `age_sec` says how old)."""
+    loop = asyncio.get_running_loop()
+    # A task per event loop: callers arriving while it runs await the same measurement.
+    running = _measurements.get(("health", loop), lambda: loop.create_task(measure()))
+    report = dict(await asyncio.shield(running))
+    report["age_sec"] = round(time.monotonic() - report.pop("checked_at"), 1)
+    return report
+
+
+def forget() -> None:
+    """Measure afresh on the next call (tests, and after a configuration change)."""
+    _measurements.clear()

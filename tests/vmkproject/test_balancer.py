@@ -1,5 +1,6 @@
 """Two server processes behind a real HAProxy (Debian `haproxy`) on a PostgreSQL `default`
-database: one is SIGKILLed mid-soak and the client sees no failed call."""
+database: a key's per-minute quota is counted once across both; one is SIGKILLed mid-soak,
+the client sees no failed call, and every call it saw answered has its audit row."""
 
 from __future__ import annotations
 
@@ -35,20 +36,46 @@ def test_haproxy_config_retries_elsewhere_and_checks_health(tmp_path):
     assert "server s2 127.0.0.1:3002 check" in text
 
 
+QUOTA = 6
+
+
 def test_one_server_killed_mid_soak_leaves_no_failed_call_and_one_audit_table(
     listings_db, tmp_path
 ):
-    report = soak_through_balancer(tmp_path, clients=4, seconds=24, kill_at=8)
+    report = soak_through_balancer(
+        tmp_path,
+        clients=4,
+        seconds=16,
+        kill_at=6,
+        agent_keys={fleet.QUOTA_KEY: QUOTA},
+        before=lambda layout: fleet.quota_through_balancer(layout, fleet.QUOTA_KEY, QUOTA),
+    )
     print("soak through the balancer:", report)  # the figures the issue asks for
-    assert report["calls"] > 40
+
+    # The quota, before the soak: 12 calls through the balancer, answered by both processes
+    # (their audit rows say which), counted in one window: exactly 6 pass, 6 are refused
+    # with the seconds to wait.
+    assert (report["quota_ok"], report["quota_rate_limited"]) == (QUOTA, QUOTA), report
+    assert report["quota_windows"] == [("minute", QUOTA)]
+    assert report["quota_retry_after"] and all(
+        0 < seconds <= 60 for seconds in report["quota_retry_after"]
+    )
+    by_process = report["quota_audit_rows_by_process"]
+    assert len(by_process) == 2 and all(by_process.values()), by_process
+    assert sum(by_process.values()) == 2 * QUOTA
+
+    # The soak: server 1 killed at 6 s; the client saw no failure.
+    assert report["calls"] > 30
     assert report["failed_calls"] == 0, report
     assert [event["event"] for event in report["events"]] == ["server 1 SIGKILLed"]
     # Both answered before the kill (round robin), the survivor alone after it.
     assert report["balancer"]["s1"]["hrsp_2xx"] > 0
     assert report["balancer"]["s2"]["hrsp_2xx"] > report["balancer"]["s1"]["hrsp_2xx"]
-    # One audit table on PostgreSQL holds both processes' calls: more rows than the
-    # survivor wrote (its /metrics count), so the killed one's are there too.
-    assert report["audit_rows_written_by_survivors"] > 0
+    # One audit table on PostgreSQL holds both processes' rows; each call the client saw
+    # answered has its row (an answer waits for it), so SIGKILL lost none of them.
+    soak_rows = report["soak_audit_rows_by_process"]
+    assert len(soak_rows) == 2 and all(soak_rows.values()), soak_rows
+    assert report["soak_audit_rows"] >= report["answered_calls"] == report["calls"]
     assert report["audit_rows_written_by_survivors"] < report["audit_rows"]
     assert report["server_logs_with_tracebacks"] == 0
 
