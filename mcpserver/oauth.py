@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-import time
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -28,6 +27,7 @@ from django.views.decorators.csrf import csrf_exempt
 from starlette.types import Scope
 
 from listings.contacts import VIEW_CONTACTS_PERMISSION
+from listings.runtime import Remembered
 
 from . import issuer
 from .callers import (
@@ -112,8 +112,9 @@ class TokenFacts:
     may_see_contacts: bool
 
 
-_cache: dict[str, tuple[float, TokenFacts | None]] = {}
-_cache_lock = threading.Lock()
+# What a token stands for, reused for TOKEN_CACHE_SEC: a token revoked (or replaced by a
+# refresh) in the meantime still opens /mcp until then, in each process.
+_tokens = Remembered(TOKEN_CACHE_SEC, TOKEN_CACHE_SIZE)
 
 
 def load_token(checksum: str) -> TokenFacts | None:
@@ -143,28 +144,17 @@ def load_token(checksum: str) -> TokenFacts | None:
 
 
 def _cached_facts(checksum: str) -> TokenFacts | None:
-    now = time.monotonic()
-    with _cache_lock:
-        hit = _cache.get(checksum)
-    if hit is not None and now - hit[0] < TOKEN_CACHE_SEC:
-        return hit[1]
     try:
-        facts = load_token(checksum)
+        return _tokens.get(checksum, partial(load_token, checksum))
     except DatabaseError:
-        # The tokens cannot be read: refuse OAuth tokens rather than guess.
+        # The tokens cannot be read: refuse OAuth tokens rather than guess (not remembered).
         return None
     finally:
         connections["default"].close()
-    with _cache_lock:
-        if len(_cache) >= TOKEN_CACHE_SIZE:
-            _cache.clear()
-        _cache[checksum] = (now, facts)
-    return facts
 
 
 def forget_cached_tokens() -> None:
-    with _cache_lock:
-        _cache.clear()
+    _tokens.clear()
 
 
 def audience_matches(resource: str, audiences: tuple[str, ...]) -> bool:

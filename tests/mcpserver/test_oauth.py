@@ -190,8 +190,11 @@ class Browser:
         )
 
 
-async def host_session(url: str, browser: Browser, storage: MemoryStorage, calls):
-    """Connect as an MCP host with OAuth; run `calls(client)`; the HTTP exchanges seen."""
+async def host_session(
+    url: str, browser: Browser, storage: MemoryStorage, calls, providers: list | None = None
+):
+    """Connect as an MCP host with OAuth; run `calls(client)`; the HTTP exchanges seen.
+    The SDK's OAuth provider is appended to `providers`."""
     import httpx2
     from mcp.client.auth import OAuthClientProvider
     from mcp.client.streamable_http import streamable_http_client
@@ -223,6 +226,8 @@ async def host_session(url: str, browser: Browser, storage: MemoryStorage, calls
         redirect_handler=redirect,
         callback_handler=callback,
     )
+    if providers is not None:
+        providers.append(provider)
     http = httpx2.AsyncClient(auth=provider, event_hooks={"response": [record]}, timeout=60)
     async with http, Client(streamable_http_client(url, http_client=http)) as client:
         result = await calls(client)
@@ -250,6 +255,7 @@ async def test_a_host_signs_a_staff_user_in_and_calls_tools_with_the_token(oauth
         oauth_server.server.mcp_url, browser, storage, calls
     )
 
+    print("\nthe OAuth flow as the host saw it:", *exchanges, *browser.pages, sep="\n  ")
     # What the host did: refused, discovered, registered, signed in, exchanged, retried.
     paths = [line.rsplit(" ", 1)[0] for line in exchanges]
     assert exchanges[0] == "POST /mcp 401"
@@ -283,6 +289,74 @@ async def test_a_host_signs_a_staff_user_in_and_calls_tools_with_the_token(oauth
     while not oauth_server.sql(audit) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert oauth_server.sql(audit) == [("oauth:Test MCP host:olena",)]
+
+
+def checksum(token: str) -> str:
+    return __import__("hashlib").sha256(token.encode()).hexdigest()
+
+
+@pytest.mark.anyio
+async def test_an_expired_access_token_is_refreshed_and_a_used_refresh_token_is_refused(
+    oauth_server,
+):
+    browser = Browser(oauth_server.server.url, *STAFF)
+    storage = MemoryStorage()
+    providers: list = []
+
+    async def calls(client):
+        before = listing_of(await client.call_tool("get_listing_by_id", {"listing_id": 1}))
+        first = storage.tokens
+        # The access token's lifetime runs out: at the server, and in the host's eyes (the
+        # SDK counts expires_in from when it got the token).
+        oauth_server.sql(
+            "UPDATE oauth2_provider_accesstoken SET expires = '2000-01-01 00:00:00' "
+            "WHERE token_checksum = ?",
+            checksum(first.access_token),
+        )
+        providers[0].context.token_expiry_time = time.time() - 1
+        after = listing_of(await client.call_tool("get_listing_by_id", {"listing_id": 2}))
+        return first, before, after
+
+    exchanges, (first, before, after) = await host_session(
+        oauth_server.server.mcp_url, browser, storage, calls, providers
+    )
+    print("\nsign-in, then a refresh, as the host saw it:", *exchanges, sep="\n  ")
+    refreshed = storage.tokens
+    assert (before["id"], after["id"]) == (1, 2)
+    # One sign-in, two token requests (the code, then the refresh), the call after it works.
+    assert exchanges.count("POST /oauth/token/ 200") == 2
+    assert exchanges[-2:] == ["POST /oauth/token/ 200", "POST /mcp 200"]
+    assert len([page for page in browser.pages if page.startswith("POST /oauth/authorize/")]) == 1
+    assert refreshed.access_token != first.access_token
+    assert refreshed.refresh_token != first.refresh_token  # rotated
+    stored = oauth_server.sql(
+        "SELECT resource FROM oauth2_provider_accesstoken WHERE token_checksum = ?",
+        checksum(refreshed.access_token),
+    )
+    assert json.loads(stored[0][0]) == [oauth_server.server.mcp_url]  # still bound to /mcp
+
+    # The used refresh token is refused (RFC 6749 5.2: 400 invalid_grant), and its reuse
+    # revokes the whole family: the token it was exchanged for stops working too.
+    async with httpx.AsyncClient(timeout=30) as web:
+        reused = await web.post(
+            f"{oauth_server.server.url}/oauth/token/",
+            data={
+                "grant_type": "refresh_token",
+                "refresh_token": first.refresh_token,
+                "client_id": storage.client_info.client_id,
+            },
+        )
+    print("a used refresh token:", reused.status_code, reused.text)
+    assert reused.status_code == 400
+    assert reused.json()["error"] == "invalid_grant"
+    # Once what the server remembers of a token has lapsed, neither the replaced access
+    # token nor the revoked family's new one opens /mcp: a 401 saying the token is wrong.
+    time.sleep(oauth.TOKEN_CACHE_SEC + 0.5)
+    for token in (first.access_token, refreshed.access_token):
+        refused = await post_with(oauth_server.server.mcp_url, token)
+        assert refused.status_code == 401
+        assert refused.json() == {"error": mcp_http.BEARER_NOT_VALID, "code": "unauthorized"}
+        assert refused.headers["www-authenticate"].startswith('Bearer error="invalid_token"')
 
 
 @pytest.mark.anyio
