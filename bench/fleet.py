@@ -569,6 +569,8 @@ class Fleet:
     app_url: str
     keys: dict[str, str]
     standby: Standby | None = None
+    # Seconds from nothing to the layout answering: the app database, servers, balancer.
+    ready_in_sec: float = 0.0
 
     @property
     def mcp_url(self) -> str:
@@ -596,6 +598,7 @@ def running_fleet(
     from bench.localserver import start_local_server
 
     dbname = str(settings.DATABASES[LISTINGS_ALIAS]["NAME"])
+    began = time.monotonic()
     started: list[Any] = []
     replica = bouncer = proxy = None
     app_url = app_database(primary, app_db_name)
@@ -632,7 +635,14 @@ def running_fleet(
                 launch.result()
         proxy = start_haproxy([server.port for server in started])
         time.sleep(1.5)  # two health checks: both servers up in HAProxy's eyes
-        yield Fleet(servers=started, proxy=proxy, app_url=app_url, keys=keys, standby=replica)
+        yield Fleet(
+            servers=started,
+            proxy=proxy,
+            app_url=app_url,
+            keys=keys,
+            standby=replica,
+            ready_in_sec=round(time.monotonic() - began, 1),
+        )
     finally:
         for server in started:
             if server.process.poll() is None:
@@ -680,7 +690,9 @@ def run_fleet_soak(
         app_db_name=app_db_name,
         agent_keys={SOAK_KEY: 0, **(agent_keys or {})},
     ) as layout:
+        began = time.monotonic()
         earlier = before(layout) if before is not None else {}
+        earlier["before_sec"] = round(time.monotonic() - began, 1)
         victim = layout.servers[0]
         events: list[tuple[float, str, Callable[[], object]]] = []
         if kill_at is not None:
@@ -708,6 +720,7 @@ def run_fleet_soak(
         report.update(
             earlier,
             servers=servers,
+            ready_in_sec=layout.ready_in_sec,
             balancer=haproxy_stats(layout.proxy),
             # Every call the clients saw answered has its row (answers wait for it): the
             # soak's rows are at least its answered calls, more when a call the killed

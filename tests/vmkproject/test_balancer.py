@@ -88,3 +88,13 @@ def test_through_pgbouncer_with_a_standby_stopped_and_a_server_killed(listings_d
     print("soak through the balancer, PgBouncer and a standby:", report)
     assert report["failed_calls"] == 0, report
     assert report["audit_rows_written_by_survivors"] < report["audit_rows"]
+
+
+def test_soak_fleet_refuses_a_negative_quota_before_starting_anything():
+    from django.core.management import CommandError, call_command
+
+    from bench.management.commands import soak_fleet
+
+    with pytest.raises(CommandError) as refused:
+        call_command("soak_fleet", "--quota", "-1", "--seconds", "1")
+    assert str(refused.value) == soak_fleet.QUOTA_NEGATIVE

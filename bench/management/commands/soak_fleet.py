@@ -19,13 +19,16 @@ NEEDS_EMBEDDED = (
     "run it without LISTINGS_DATABASE_URL and DB_HOST."
 )
 
+QUOTA_NEGATIVE = "--quota must be 0 (skip the quota check) or more."
+
 
 class Command(BaseCommand):
     help = (
         "Start N server processes on a PostgreSQL `default` database behind HAProxy (optionally "
         "through PgBouncer, reading from a streaming standby), soak them with M MCP clients, "
         "SIGKILL server 1 (and stop the standby) mid-soak, and report what the clients saw: "
-        "calls, failed calls, p50/p99, the balancer's retries and the audit rows."
+        "calls, failed calls, p50/p99, the balancer's retries and the audit rows; first, a "
+        "key's per-minute quota counted across the processes."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -42,6 +45,13 @@ class Command(BaseCommand):
             help="read from a standby and stop it at this share of the run",
         )
         parser.add_argument("--pgbouncer", action="store_true", help="through PgBouncer")
+        parser.add_argument(
+            "--quota",
+            type=int,
+            default=6,
+            help="first, 2 x N calls through the balancer with a key allowed N per minute "
+            "(0: skip)",
+        )
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -50,6 +60,13 @@ class Command(BaseCommand):
             raise CommandError(NEEDS_EMBEDDED)
         seconds = options["seconds"]
         stop_at = options["standby_stop_at"]
+        quota = options["quota"]
+        if quota < 0:
+            raise CommandError(QUOTA_NEGATIVE)
+
+        def quota_check(layout: fleet.Fleet) -> dict[str, Any]:
+            return fleet.quota_through_balancer(layout, fleet.QUOTA_KEY, quota)
+
         try:
             report = fleet.run_fleet_soak(
                 primary=db.start_server(Path(embedded["DATA_DIR"])),
@@ -62,6 +79,8 @@ class Command(BaseCommand):
                 kill_at=options["kill_at"] * seconds,
                 standby_stop_at=None if stop_at is None else stop_at * seconds,
                 pgbouncer=options["pgbouncer"],
+                agent_keys={fleet.QUOTA_KEY: quota} if quota else None,
+                before=quota_check if quota else None,
             )
         except (fleet.ToolMissing, RuntimeError) as exc:
             raise CommandError(str(exc)) from None
@@ -72,3 +91,8 @@ class Command(BaseCommand):
                 self.stdout.write(f"{key:32} {value}")
         if report["failed_calls"]:
             raise CommandError(f"{report['failed_calls']} calls failed as the clients saw them")
+        if quota and (report["quota_ok"], report["quota_rate_limited"]) != (quota, quota):
+            raise CommandError(
+                f"the quota of {quota} calls per minute let {report['quota_ok']} of "
+                f"{report['quota_calls']} calls through"
+            )
