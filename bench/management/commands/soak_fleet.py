@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connections
 
 from bench import fleet
 from demo import embedded as db
@@ -67,6 +68,10 @@ class Command(BaseCommand):
         def quota_check(layout: fleet.Fleet) -> dict[str, Any]:
             return fleet.quota_through_balancer(layout, fleet.QUOTA_KEY, quota)
 
+        # The demo database made (on a fresh machine) before anything copies or reads it:
+        # the standby is a copy, and the servers must not race to create it.
+        connections[LISTINGS_ALIAS].ensure_connection()
+        connections[LISTINGS_ALIAS].close()
         try:
             report = fleet.run_fleet_soak(
                 primary=db.start_server(Path(embedded["DATA_DIR"])),
