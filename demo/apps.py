@@ -16,3 +16,4 @@ class DemoConfig(AppConfig):
 
         db.before_connect(embedded.start_for_connection)
         db.at_shutdown(embedded.stop_all)
+        db.when_serving(embedded.start_background_fill)

@@ -152,6 +152,9 @@ def stop_server(data_dir: Path) -> None:
 
 
 def stop_all() -> None:
+    from .background import filler
+
+    filler.stop()
     for data_dir in list(_servers):
         stop_server(data_dir)
 
@@ -247,7 +250,9 @@ def start_embedded(embedded: dict[str, Any], dbname: str) -> str:
         # Imported only when the demo data must be made: it loads the embedding model.
         from .loading import load_synthetic_listings
 
-        load_synthetic_listings(conn, count=count, seed=seed)
+        load_synthetic_listings(
+            conn, count=count, seed=seed, defer_embedding=settings.DEMO_BACKGROUND_EMBEDDING
+        )
 
     server = start_server(Path(embedded["DATA_DIR"]), embedded.get("OPTIONS"))
     ensure_database(
@@ -260,3 +265,24 @@ def start_embedded(embedded: dict[str, Any], dbname: str) -> str:
     )
     _ready[key] = server.socket_dir
     return server.socket_dir
+
+
+def start_background_fill(settings_dict: dict[str, Any]) -> bool:
+    """When `serve` starts: fill in the embedded database's missing embeddings in a thread.
+
+    Only for an alias with an EMBEDDED entry whose database is marked embedding_pending;
+    True when a filler was started.
+    """
+    from .background import filler, pending
+
+    embedded = settings_dict.get("EMBEDDED")
+    if not embedded:
+        return False
+    dbname = settings_dict["NAME"]
+    start_embedded(embedded, dbname)
+    server = start_server(Path(embedded["DATA_DIR"]), embedded.get("OPTIONS"))
+    with server.connect(dbname) as conn:
+        if not pending(conn):
+            return False
+    logger.info("embedding the demo listings in the background (see /health)")
+    return filler.start(lambda: server.connect(dbname))

@@ -82,8 +82,14 @@ def load_synthetic_listings(
     embedder_name: str | None = None,
     progress: bool = True,
     text_of: Callable[[Mapping[str, Any]], str] = generator.embedding_text,
+    defer_embedding: bool = False,
 ) -> int:
-    """Generate `count` listings and COPY them with their embeddings; returns rows loaded."""
+    """Generate `count` listings and COPY them with their embeddings; returns rows loaded.
+
+    With `defer_embedding`, only vectors already in the document cache are written; the
+    other rows are left without one and vmk_meta says so (embedding_pending), for
+    demo.background to fill in while the server runs.
+    """
     meta = schema.read_meta(conn)
     if meta.get("created_by") != schema.CREATED_BY:
         raise PermissionError(NOT_OURS)
@@ -92,6 +98,8 @@ def load_synthetic_listings(
 
         query_embedder = get_embedder()
         embed = query_embedder.embed_documents
+        if defer_embedding:
+            embed = query_embedder.cached_documents
         embedder_name = query_embedder.name
     if meta.get("embedder") and embedder_name and meta["embedder"] != embedder_name:
         raise ValueError(
@@ -104,7 +112,7 @@ def load_synthetic_listings(
     types = [copy_type(name) for name in generator.COLUMNS] + ["vector"]
     copy_sql = f"COPY property_listings ({', '.join(columns)}) FROM STDIN WITH (FORMAT BINARY)"
     started = time.monotonic()
-    done = 0
+    done = embedded = 0
     rows = generator.generate_listings(count, seed=seed, start_id=start_id)
     with conn.transaction(), conn.cursor() as cursor, cursor.copy(copy_sql) as copy:
         copy.set_types(types)
@@ -112,13 +120,13 @@ def load_synthetic_listings(
         for row in rows:
             batch.append(row)
             if len(batch) == BATCH_SIZE:
-                _write_batch(copy, batch, embed, text_of)
+                embedded += _write_batch(copy, batch, embed, text_of)
                 done += len(batch)
                 batch = []
                 if progress:
                     _progress(done, count, started)
         if batch:
-            _write_batch(copy, batch, embed, text_of)
+            embedded += _write_batch(copy, batch, embed, text_of)
             done += len(batch)
             if progress:
                 _progress(done, count, started)
@@ -134,7 +142,19 @@ def load_synthetic_listings(
         generator_version=generator.GENERATOR_VERSION,
         embedding_text="full" if text_of is generator.embedding_text else "short",
     )
-    logger.info("loaded %d listings in %.1f s", done, time.monotonic() - started)
+    if defer_embedding:
+        pending = conn.execute(
+            "SELECT count(*) FROM property_listings WHERE embedding IS NULL AND id %% %s <> 0",
+            [NO_EMBEDDING_EVERY],
+        ).fetchone()
+        left = int(pending[0]) if pending else 0
+        schema.write_meta(conn, embedding_pending="1" if left else "0")
+    logger.info(
+        "loaded %d listings (%d with embeddings) in %.1f s",
+        done,
+        embedded,
+        time.monotonic() - started,
+    )
     return done
 
 
@@ -143,12 +163,15 @@ def _write_batch(
     batch: list[dict[str, Any]],
     embed: Callable[[list[str]], Any],
     text_of: Callable[[Mapping[str, Any]], str],
-) -> None:
+) -> int:
+    """COPY `batch`; `embed` may answer None for a text (deferred): that row gets no vector."""
     wanted = [row for row in batch if has_embedding(row["id"])]
     vectors = embed([text_of(row) for row in wanted]) if wanted else []
     by_id = {
         row["id"]: np.asarray(vec, dtype=np.float32)
         for row, vec in zip(wanted, vectors, strict=True)
+        if vec is not None
     }
     for row in batch:
         copy.write_row([row[name] for name in generator.COLUMNS] + [by_id.get(row["id"])])
+    return len(by_id)

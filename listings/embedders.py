@@ -15,6 +15,7 @@ import math
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
@@ -22,6 +23,7 @@ import httpx
 import numpy as np
 from django.conf import settings
 
+from listings.embedders_cache import DocumentVectorCache, cache_file, embed_through
 from listings.errors import EmbeddingUnavailable
 
 OLLAMA_UNREACHABLE = (
@@ -324,11 +326,19 @@ class QueryEmbedder:
         query_prefix: str = "",
         document_prefix: str = "",
         cache_size: int = 1024,
+        document_cache_dir: Path | None = None,
     ) -> None:
         self.embedder = embedder
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
         self.cache = _LRUCache(cache_size)
+        self.document_cache: DocumentVectorCache | None = None
+        if document_cache_dir is not None:
+            self.document_cache = DocumentVectorCache(
+                cache_file(document_cache_dir, embedder.name),
+                model=embedder.name,
+                prefix=document_prefix,
+            )
 
     @property
     def name(self) -> str:
@@ -369,6 +379,18 @@ class QueryEmbedder:
         return self.query_vector(text).vector
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        """Document vectors; through the on-disk cache when there is one."""
+        if self.document_cache is None:
+            return self._embed_documents(texts)
+        return embed_through(self.document_cache, self._embed_documents, texts)
+
+    def cached_documents(self, texts: list[str]) -> list[Any]:
+        """The cached vector of each document text, or None: nothing is embedded."""
+        if self.document_cache is None:
+            return [None] * len(texts)
+        return self.document_cache.get_many(texts)
+
+    def _embed_documents(self, texts: list[str]) -> list[list[float]]:
         return self.embedder.embed([self.document_prefix + text for text in texts])
 
     def verify(self) -> None:
@@ -406,6 +428,7 @@ def build_embedder() -> QueryEmbedder:
             query_prefix=settings.OLLAMA_QUERY_PREFIX,
             document_prefix=settings.OLLAMA_DOCUMENT_PREFIX,
             cache_size=settings.EMBEDDING_CACHE_SIZE,
+            document_cache_dir=_document_cache_dir(),
         )
     if settings.EMBEDDER == "e5":
         from .embedders_e5 import PASSAGE_PREFIX, QUERY_PREFIX, E5Embedder
@@ -415,12 +438,22 @@ def build_embedder() -> QueryEmbedder:
             query_prefix=QUERY_PREFIX,
             document_prefix=PASSAGE_PREFIX,
             cache_size=settings.EMBEDDING_CACHE_SIZE,
+            document_cache_dir=_document_cache_dir(),
         )
     embedder = OfflineEmbedder(dimension=settings.EMBEDDING_DIM)
     from .threads import limit_threads
 
     limit_threads()  # numpy's BLAS is loaded by now: cap it before the first forward pass
-    return QueryEmbedder(embedder, cache_size=settings.EMBEDDING_CACHE_SIZE)
+    return QueryEmbedder(
+        embedder,
+        cache_size=settings.EMBEDDING_CACHE_SIZE,
+        document_cache_dir=_document_cache_dir(),
+    )
+
+
+def _document_cache_dir() -> Path | None:
+    directory = settings.DOCUMENT_VECTOR_CACHE_DIR
+    return Path(directory) if directory else None
 
 
 _embedder: QueryEmbedder | None = None

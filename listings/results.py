@@ -244,6 +244,12 @@ class SearchPage(BaseModel):
         description="When min_similarity left fewer listings than `limit`: how many it "
         "dropped and the best score seen (lower min_similarity to get them back).",
     )
+    embedding_note: str | None = Field(
+        None,
+        description="Semantic ranking while the stored embeddings are still being computed "
+        "(the demo's first start): it covers only the listings embedded so far.",
+        exclude_if=_absent,
+    )
     listings: list[ListingCard]
     duplicates_collapsed: int = Field(
         0, description="Cards taken off this page as duplicates of a card above them."

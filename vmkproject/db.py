@@ -11,6 +11,7 @@ from vmkproject.routers import LISTINGS_ALIAS
 
 _before_connect: list[Callable[[dict[str, Any]], None]] = []
 _at_shutdown: list[Callable[[], None]] = []
+_when_serving: list[Callable[[dict[str, Any]], object]] = []
 
 
 def before_connect(hook: Callable[[dict[str, Any]], None]) -> None:
@@ -23,6 +24,19 @@ def at_shutdown(hook: Callable[[], None]) -> None:
     """Run `hook()` when the server shuts down (stop_all)."""
     if hook not in _at_shutdown:
         _at_shutdown.append(hook)
+
+
+def when_serving(hook: Callable[[dict[str, Any]], object]) -> None:
+    """Run `hook(settings_dict)` of the listings alias once, when `serve` starts serving."""
+    if hook not in _when_serving:
+        _when_serving.append(hook)
+
+
+def start_serving() -> None:
+    from django.db import connections
+
+    for hook in _when_serving:
+        hook(connections[LISTINGS_ALIAS].settings_dict)
 
 
 def prepare_connection(settings_dict: dict[str, Any]) -> None:

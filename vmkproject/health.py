@@ -28,6 +28,7 @@ def _database_state() -> dict[str, Any]:
     from django.db import connections
 
     from listings import capabilities
+    from listings.embedders_progress import embedding_progress
 
     connection = connections[LISTINGS_ALIAS]
     try:
@@ -39,12 +40,15 @@ def _database_state() -> dict[str, Any]:
             )
             estimate = cursor.fetchone()
         found = capabilities.current()
+        progress = embedding_progress()
         return {
             "reachable": True,
             "embedded": bool(settings.DATABASES[LISTINGS_ALIAS].get("EMBEDDED")),
             "pgvector": row[0] if row else None,
             "listings_estimate": max(int(estimate[0]), 0) if estimate else None,
             **found.describe(),
+            # The demo's embeddings being filled in the background: how far it is.
+            **({"embedding": progress.describe()} if progress else {}),
         }
     except Exception:  # noqa: BLE001 - health never fails; it reports
         return {"reachable": False, "error": "the listings database is not reachable"}

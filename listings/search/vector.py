@@ -15,6 +15,7 @@ from django.db.models import Count, F, Window
 from vmkproject import telemetry
 
 from .. import capabilities, vectorplan
+from ..embedders_progress import incomplete_note
 from ..errors import (
     EMBEDDER_MISMATCH,
     LISTING_EMBEDDING_EMPTY,
@@ -281,7 +282,7 @@ def semantic_search(
     """
     parsed = _resolved(filters)
     vector = _embed(query)
-    return _vector_page(
+    page = _vector_page(
         vector,
         parsed,
         limit=limit,
@@ -291,6 +292,8 @@ def semantic_search(
         mode="semantic",
         query=query,
     )
+    note = incomplete_note()
+    return page.model_copy(update={"embedding_note": note}) if note else page
 
 
 @checked

@@ -15,7 +15,7 @@ from uvicorn.config import STARTUP_FAILURE
 from uvicorn.supervisors import Multiprocess
 
 from vmkproject import metrics
-from vmkproject.db import close_listings_pool, stop_all
+from vmkproject.db import close_listings_pool, start_serving, stop_all
 from vmkproject.routers import LISTINGS_ALIAS
 
 
@@ -54,6 +54,7 @@ class Command(BaseCommand):
         connection.ensure_connection()
         connection.close()
         close_listings_pool()
+        start_serving()  # the demo wing's background embedding, when it has some to do
         self.stdout.write(
             f"Serving on http://{options['host']}:{options['port']}  "
             f"(MCP: /mcp, health: /health, admin: /admin/)"
