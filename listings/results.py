@@ -194,6 +194,12 @@ class Interpreted(BaseModel):
         default_factory=list,
         description="Filters read from the query but not applied: the caller's filters win.",
     )
+    corrected: dict[str, str] = Field(
+        default_factory=dict,
+        description="Words read as another: a one-letter typo of a place or keyword, or Latin "
+        "look-alike letters ({'Кеїв': 'Київ'}).",
+        exclude_if=lambda value: not value,
+    )
 
 
 class SimilarityCut(BaseModel):

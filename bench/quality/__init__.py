@@ -64,6 +64,33 @@ def judged(judge: Mapping[str, Any]) -> Any:
     return qs
 
 
+# The judge's conditions that are numeric constraints (the issue's target: ≥ 0.95 of the top
+# 10 of every request that has one satisfy it).
+NUMERIC_JUDGES = (
+    "rooms_count",
+    "min_rooms",
+    "max_rooms",
+    "min_price",
+    "max_price",
+    "currency",
+    "min_area",
+    "max_area",
+    "floor",
+    "min_floor",
+    "max_floor",
+    "not_top_floor",
+)
+SATISFIED_TARGET = 0.95
+
+
+def numeric_part(judge: Mapping[str, Any]) -> dict[str, Any]:
+    """The numeric constraints of `judge` (currency only with a price), or {}."""
+    part = {key: value for key, value in judge.items() if key in NUMERIC_JUDGES}
+    if not ({"min_price", "max_price"} & set(part)):
+        part.pop("currency", None)
+    return part
+
+
 def ndcg(relevant: Sequence[bool], ideal_hits: int, k: int = K) -> float:
     dcg = sum(1.0 / math.log2(rank + 2) for rank, hit in enumerate(relevant[:k]) if hit)
     best = sum(1.0 / math.log2(rank + 2) for rank in range(min(k, ideal_hits)))
@@ -79,6 +106,8 @@ class Outcome:
     ndcg: float
     ms: float
     error: str | None = None
+    # Share of the returned top 10 that meet the request's numeric constraints (None: none).
+    satisfied: float | None = None
 
 
 @dataclass
@@ -103,6 +132,17 @@ class Report:
                         "ndcg10": round(sum(o.ndcg for o in chosen) / len(chosen), 3),
                         "n": len(chosen),
                     }
+                    shares = [o.satisfied for o in chosen if o.satisfied is not None]
+                    if slice_name == "numeric" and shares:
+                        runs[name][slice_name] |= {
+                            "satisfied": round(sum(shares) / len(shares), 3),
+                            "satisfied_min": round(min(shares), 3),
+                            "below_target": sorted(
+                                o.request["id"]
+                                for o in chosen
+                                if o.satisfied is not None and o.satisfied < SATISFIED_TARGET
+                            ),
+                        }
                 runs[name]["all"]["ms_mean"] = round(
                     sum(o.ms for o in picked) / max(1, len(picked)), 1
                 )
@@ -130,8 +170,21 @@ def run(requests: Sequence[dict[str, Any]], modes: Sequence[str] = tuple(MODES))
                 ids = [card.id for card in page.listings]
                 hits = set(relevant_qs.filter(id__in=ids).values_list("id", flat=True))
                 marks = [listing_id in hits for listing_id in ids]
+                satisfied = None
+                constraints = numeric_part(request["judge"])
+                if constraints:
+                    meeting = judged(constraints).filter(id__in=ids).count()
+                    satisfied = meeting / len(ids) if ids else 0.0
                 report.outcomes.append(
-                    Outcome(request, mode, interpret, sum(marks) / K, ndcg(marks, ideal), ms)
+                    Outcome(
+                        request,
+                        mode,
+                        interpret,
+                        sum(marks) / K,
+                        ndcg(marks, ideal),
+                        ms,
+                        satisfied=satisfied,
+                    )
                 )
     return report
 
@@ -145,4 +198,15 @@ def format_table(runs: Mapping[str, Mapping[str, Mapping[str, float | int]]]) ->
         lines.append(f"{name:<20}{cells}{row['all']['p10']:>8.3f}{row['all']['ms_mean']:>7.0f}")
     counts = "  ".join(f"{s}={runs[next(iter(runs))][s]['n']}" for s in slices)
     lines.append(f"requests per slice: {counts}")
+    lines.append(
+        f"numeric constraints met by the top {K} (mean / worst / requests under "
+        f"{SATISFIED_TARGET}):"
+    )
+    for name, row in runs.items():
+        numeric = row.get("numeric", {})
+        if "satisfied" in numeric:
+            lines.append(
+                f"  {name:<18}{numeric['satisfied']:>7.3f}{numeric['satisfied_min']:>7.3f}  "
+                f"{numeric['below_target']}"
+            )
     return "\n".join(lines)

@@ -17,9 +17,10 @@ from typing import Any
 
 from .. import vocabulary
 from ..models import BuildingType, DealType, RenovationStatus
-from .morphology import grammemes, normal, plural_only
-from .places import Gazetteer, Place, token_keys
+from .morphology import grammemes, lemmas, normal, plural_only
+from .places import PLACE_COLUMNS, Gazetteer, Place, token_keys
 from .tokens import Token, tokenize
+from .typos import Vocabulary, cyrillic_lookalikes
 
 _DATA: dict[str, Any] = json.loads(Path(__file__).with_name("words.json").read_text("utf-8"))
 
@@ -71,6 +72,8 @@ class Interpretation:
     filters: dict[str, Any]
     text: str
     chips: tuple[Chip, ...] = ()
+    # Words read as another ("Кеїв" -> "Київ"): a one-letter typo or Latin look-alikes.
+    corrected: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -96,12 +99,31 @@ class _Request:
     filters: dict[str, Any] = field(default_factory=dict)
     chips: list[Chip] = field(default_factory=list)
 
+    corrected: dict[str, str] = field(default_factory=dict)
+
     def __post_init__(self) -> None:
         self.tokens = tokenize(self.text)
+        for i, token in enumerate(self.tokens):
+            fixed = cyrillic_lookalikes(token.low) if token.kind == "word" else token.low
+            if fixed != token.low:
+                self.tokens[i] = dataclasses.replace(token, low=fixed)
+                self.corrected[token.text] = cyrillic_lookalikes(token.text)
         self.keys = [
             token_keys(t.low) if t.kind == "word" else frozenset({t.low}) for t in self.tokens
         ]
         self.used = [False] * len(self.tokens)
+        vocabulary = typo_vocabulary(self.gazetteer)
+        for i, token in enumerate(self.tokens):
+            if token.kind != "word" or any(key in vocabulary for key in self.keys[i]):
+                continue
+            found = vocabulary.correction(
+                token.low, capitalised=token.text[:1].isupper(), lemmas=lemmas(token.low)
+            )
+            if found is not None:
+                word, meaning = found
+                self.keys[i] = self.keys[i] | token_keys(word)
+                column, _, value = meaning.partition(":")
+                self.corrected[token.text] = value if column in PLACE_COLUMNS else word
 
     # --- looking at tokens -------------------------------------------------------------------
 
@@ -635,4 +657,40 @@ def interpret(
         ]
         _sale_by_price(r)
     chips = tuple(sorted(r.chips, key=lambda chip: chip.start))
-    return Interpretation(filters=dict(r.filters), text=_remaining(r), chips=chips)
+    # Only the corrections that something understood took (a corrected word left in the text
+    # was not read as the correction).
+    corrected = {
+        given: value
+        for given, value in r.corrected.items()
+        if any(r.used[i] for i, token in enumerate(r.tokens) if token.text == given)
+    }
+    return Interpretation(
+        filters=dict(r.filters), text=_remaining(r), chips=chips, corrected=corrected
+    )
+
+
+TYPO_TABLES: dict[str, Mapping[str, Any] | frozenset[str]] = {
+    "rooms": ROOMS_WORDS,
+    "deal": DEAL_WORDS,
+    "property": PROPERTY_WORDS,
+    "renovation": RENOVATION_WORDS,
+    "studio": STUDIO,
+    "balcony": BALCONY,
+    "building": BUILDING_NOUNS,
+    "metro": METRO_CUES,
+    "district": DISTRICT_CUES,
+    "floor": FLOOR_WORDS,
+    "area": AREA_CUES,
+}
+
+
+def typo_vocabulary(gazetteer: Gazetteer) -> Vocabulary:
+    """The words a typo may be corrected to, built once per gazetteer."""
+    found: Vocabulary | None = gazetteer.__dict__.get("_typo_vocabulary")
+    if found is None:
+        places: dict[str, set[str]] = {}
+        for key, entries in gazetteer._index.items():
+            places.setdefault(key, set()).update(f"{p.column}:{p.value}" for p in entries)
+        found = Vocabulary.build(TYPO_TABLES, places)
+        gazetteer.__dict__["_typo_vocabulary"] = found
+    return found

@@ -73,6 +73,7 @@ def understood(*, empty_text: str = "query") -> Callable[[Callable[..., SearchPa
                 summary=understanding.summary(reading, overridden),
                 chips=[InterpretedChip(**vars(chip)) for chip in reading.chips],
                 overridden=overridden,
+                corrected=reading.corrected,
             )
             return page, {"interpreted": interpreted, "query": text}
 

@@ -55,6 +55,7 @@ class Command(BaseCommand):
                     "interpret": o.interpret,
                     "p10": o.precision,
                     "ndcg10": round(o.ndcg, 3),
+                    "satisfied": None if o.satisfied is None else round(o.satisfied, 3),
                     "error": o.error,
                 }
                 for o in report.outcomes

@@ -1,0 +1,104 @@
+"""One-letter typos and Latin look-alike letters in requests (issue 14: typo tolerance):
+what must be corrected, and what must be left as it is."""
+
+from __future__ import annotations
+
+import pytest
+
+from listings.interpretation import Gazetteer
+from listings.interpretation.typos import MIN_LENGTH, cyrillic_lookalikes
+from tests.listings.test_interpretation import LOCATED, VALUES, read
+
+
+@pytest.fixture(scope="module")
+def gazetteer() -> Gazetteer:
+    return Gazetteer.build(VALUES, LOCATED)
+
+
+FIRES = [
+    # place names: a letter wrong, missing, or two swapped; inflected too
+    ("Кеїв", {"city": "Київ"}, {"Кеїв": "Київ"}),
+    ("квартира у Кеїві", {"city": "Київ", "property_type": "apartment"}, {"Кеїві": "Київ"}),
+    ("будинок у Харкв", {"city": "Харків", "property_type": "house"}, {"Харкв": "Харків"}),
+    ("квартира у Лвові", {"city": "Львів", "property_type": "apartment"}, {"Лвові": "Львів"}),
+    ("квартира в Ужгрод", {"city": "Ужгород", "property_type": "apartment"}, {"Ужгрод": "Ужгород"}),
+    # keywords
+    (
+        "однокімантна квартира в оренду",
+        {"rooms_count": 1, "property_type": "apartment", "deal_type": "rent_long"},
+        {"однокімантна": "однокімнатна"},
+    ),
+    (
+        "квартира з балконм",
+        {"has_balcony": True, "property_type": "apartment"},
+        {"балконм": "балкон"},
+    ),
+    (
+        "apartmnet in Kyiv",
+        {"property_type": "apartment", "city": "Київ"},
+        {"apartmnet": "apartment"},
+    ),
+    # Latin look-alike letters in a Cyrillic word
+    (
+        "трикiмнатна квартира",
+        {"rooms_count": 3, "property_type": "apartment"},
+        {"трикiмнатна": "трикімнатна"},
+    ),
+    ("квартира у Львовi", {"city": "Львів", "property_type": "apartment"}, {"Львовi": "Львові"}),
+]
+
+
+@pytest.mark.parametrize(("text", "filters", "corrected"), FIRES)
+def test_a_one_letter_typo_is_read_as_the_word_and_said(gazetteer, text, filters, corrected):
+    reading = read(text, gazetteer)
+    assert reading.filters == filters
+    assert reading.corrected == corrected
+    assert reading.text == ""
+
+
+def test_non_standard_room_words_are_words_not_typos(gazetteer):
+    reading = read("двохкімнатна квартира, трьохкімнатну", gazetteer)
+    assert reading.filters["rooms_count"] == 2
+    assert reading.corrected == {}
+
+
+NOT_FIRING = [
+    "Кив",  # shorter than MIN_LENGTH letters: too many neighbours
+    "квартирна плата",  # a real word one letter from "квартира"
+    "Квартирна плата",  # the same at the start of a sentence
+    "квартира у Кременчуці",  # a real place the database does not have
+    "будинок у Бучачі",  # a real place one letter from a place name's form ("Буча" style)
+    "квартира поруч з Полтавою",  # not in the database, spelled right
+    "кімната",  # spelled right: nothing to correct
+    "Шахти",  # a real word, not a place here
+]
+
+
+@pytest.mark.parametrize("text", NOT_FIRING)
+def test_real_words_short_words_and_other_places_are_not_corrected(gazetteer, text):
+    reading = read(text, gazetteer)
+    assert reading.corrected == {}
+    assert "city" not in reading.filters
+
+
+def test_two_places_one_letter_away_correct_nothing():
+    values = {"city": {"Рівне": 10, "Ровне": 10}, "district": {}, "metro_station": {}}
+    reading = read("квартира у Рівнe", Gazetteer.build(values))  # a Latin e: both fit
+    assert reading.filters.get("city") == "Рівне"  # the look-alike fix, not a guess
+    ambiguous = read("квартира у Рювне", Gazetteer.build(values))  # one letter from each
+    assert ambiguous.corrected == {} and "city" not in ambiguous.filters
+
+
+def test_a_correction_left_in_the_text_is_not_reported(gazetteer):
+    # "кватира" is a dictionary word to pymorphy3: left as it is, and nothing claimed.
+    reading = read("кватира у Львові", gazetteer)
+    assert reading.filters == {"city": "Львів"}
+    assert "кватира" not in reading.corrected
+
+
+def test_lookalikes_need_a_mostly_cyrillic_word():
+    assert cyrillic_lookalikes("кiмната") == "кімната"
+    assert cyrillic_lookalikes("flat") == "flat"
+    assert cyrillic_lookalikes("Kyiv") == "Kyiv"
+    assert cyrillic_lookalikes("ok") == "ok"
+    assert MIN_LENGTH == 4
