@@ -544,3 +544,13 @@ def test_a_page_of_fifty_cards_stays_within_its_text_budget():
             assert len(card.snippet) < len(full)  # cut, and flagged as cut
             if "«" not in card.snippet:  # ts_headline fragments are excerpts, not prefixes
                 assert card.snippet.endswith("…")
+
+
+def test_hybrid_leaves_out_a_latin_request_s_any_word_text_side():
+    from listings.search.hybrid import TEXT_SKIPPED
+
+    page = search.hybrid_search(query="with a park view", limit=10, interpret=False)
+    assert page.filters["fulltext_mode"] == TEXT_SKIPPED
+    assert page.listings and not any(card.fulltext_rank for card in page.listings)
+    semantic = search.semantic_search(query="with a park view", limit=10, interpret=False)
+    assert [c.id for c in page.listings] == [c.id for c in semantic.listings]
