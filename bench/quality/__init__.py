@@ -115,9 +115,9 @@ class Report:
     outcomes: list[Outcome] = field(default_factory=list)
     skipped: list[int] = field(default_factory=list)  # requests no listing meets
 
-    def table(self) -> dict[str, dict[str, dict[str, float | int]]]:
+    def table(self) -> dict[str, dict[str, dict[str, Any]]]:
         """run ('hybrid+interpret') -> slice -> {p10, ndcg10, n}."""
-        runs: dict[str, dict[str, dict[str, float | int]]] = {}
+        runs: dict[str, dict[str, dict[str, Any]]] = {}
         for mode in MODES:
             for interpret in (False, True):
                 name = mode + ("+interpret" if interpret else "")
@@ -189,7 +189,7 @@ def run(requests: Sequence[dict[str, Any]], modes: Sequence[str] = tuple(MODES))
     return report
 
 
-def format_table(runs: Mapping[str, Mapping[str, Mapping[str, float | int]]]) -> str:
+def format_table(runs: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
     slices = [name for name in SLICES if any(name in row for row in runs.values())]
     header = f"{'run':<20}" + "".join(f"{name:>11}" for name in slices) + f"{'P@10':>8}{'ms':>7}"
     lines = [header, "nDCG@10 by slice".rjust(len(header) // 2), "-" * len(header)]
