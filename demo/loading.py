@@ -143,12 +143,18 @@ def load_synthetic_listings(
         embedding_text="full" if text_of is generator.embedding_text else "short",
     )
     if defer_embedding:
-        pending = conn.execute(
-            "SELECT count(*) FROM property_listings WHERE embedding IS NULL AND id %% %s <> 0",
+        found = conn.execute(
+            "SELECT count(*) FILTER (WHERE embedding IS NOT NULL), "
+            "count(*) FILTER (WHERE id %% %s <> 0) FROM property_listings",
             [NO_EMBEDDING_EVERY],
         ).fetchone()
-        left = int(pending[0]) if pending else 0
-        schema.write_meta(conn, embedding_pending="1" if left else "0")
+        have, want = (int(found[0]), int(found[1])) if found else (0, 0)
+        schema.write_meta(
+            conn,
+            embedding_pending="1" if have < want else "0",
+            embedding_done=str(have),
+            embedding_total=str(want),
+        )
     logger.info(
         "loaded %d listings (%d with embeddings) in %.1f s",
         done,

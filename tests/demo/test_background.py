@@ -132,7 +132,10 @@ def test_a_deferred_load_writes_only_cached_vectors_and_marks_the_database(defer
         assert total == sum(1 for i in range(1, ROWS + 1) if i % NO_EMBEDDING_EVERY)
         assert done == 10  # the cached ones
         assert background.pending(conn)
-        assert schema.read_meta(conn)["embedding_pending"] == "1"
+        meta = schema.read_meta(conn)
+        assert meta["embedding_pending"] == "1"
+        # /health has the progress from the first moment, before the filler starts.
+        assert (meta["embedding_done"], meta["embedding_total"]) == ("10", str(total))
 
 
 def test_the_background_fill_embeds_the_rest_and_records_its_progress(deferred_database):
