@@ -17,5 +17,8 @@ os.environ.setdefault("EMBEDDER", "offline")
 # A new connection loads the hunspell dictionary (about 2 s of CPU); with the suite on two
 # workers and a loaded machine, 5 s is not always enough to open the first ones.
 os.environ.setdefault("DB_POOL_TIMEOUT_SEC", "30")
+# No on-disk document-vector cache shared between runs: a test that embeds a document must
+# reach the model (tests of the cache give it a directory of their own).
+os.environ.setdefault("DOCUMENT_VECTOR_CACHE_DIR", "")
 
 from vmkproject.settings import *  # noqa: E402, F403
