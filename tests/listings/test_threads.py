@@ -39,3 +39,21 @@ def test_one_thread_gives_the_same_vectors(settings):
         threads.limit_threads()
         narrow = model.embed(text)
     assert np.allclose(wide, narrow, atol=1e-5)
+
+
+def test_the_cap_holds_inside_the_models_own_forward_pass(settings, monkeypatch):
+    """USE wraps each encode in its own threadpool limit; it must be EMBEDDER_THREADS."""
+    settings.EMBEDDER, settings.EMBEDDER_THREADS = "offline", 1
+    monkeypatch.setattr(embedders, "_use_model", None)
+    model = embedders._load_use()
+    seen: list[set[int]] = []
+    forward = model._backend._encode
+
+    def watched(texts):
+        seen.append(set(threads.pool_sizes().values()))
+        return forward(texts)
+
+    monkeypatch.setattr(model._backend, "_encode", watched)
+    with threadpool_limits(limits=2):
+        embedders.OfflineEmbedder(dimension=settings.EMBEDDING_DIM).embed(["квартира з балконом"])
+    assert seen == [{1}]
