@@ -42,8 +42,9 @@ def prepare(name: str, arguments: dict[str, Any], parameters: dict[str, Any]) ->
 
 
 async def finish(name: str, result: Any, detail: str) -> Any:
-    """The tool's answer as agents get it: compact JSON text, shaped search pages with a
-    resource link per card, every answer within MCP_MAX_RESULT_TOKENS."""
+    """The tool's answer as agents get it: compact JSON text (a search page's brief form with
+    MCP_RESULT_TEXT=brief), shaped search pages with a resource link per card, every answer
+    within MCP_MAX_RESULT_TOKENS (counting structuredContent and the text block)."""
     if not isinstance(result, CallToolResult) or result.is_error:
         return result
     content = result.structured_content
@@ -51,18 +52,22 @@ async def finish(name: str, result: Any, detail: str) -> Any:
         return result
     links = []
     budget = settings.MCP_MAX_RESULT_TOKENS
+    text_form = settings.MCP_RESULT_TEXT
     if name in SEARCH_TOOLS:
         details = None
         if detail == "full" and content.get("listings"):
             ids = [card["id"] for card in content["listings"]]
             details = await run_search("listing_details", shaping.listing_details, listing_ids=ids)
-        content = shaping.shape_page(content, detail=detail, max_tokens=budget, details=details)
+        content = shaping.shape_page(
+            content, detail=detail, max_tokens=budget, details=details, text=text_form
+        )
         links = [shaping.resource_link(card) for card in content["listings"]]
     elif name == "get_listing_by_id":
         content = shaping.fit_listing(content, max_tokens=budget)
     elif name == "describe_schema":
         content = {**content, "argument_aliases": aliases.described()}
-    text = TextContent(type="text", text=shaping.compact_json(content))
+    page = name in SEARCH_TOOLS
+    text = TextContent(type="text", text=shaping.text_of(content, text=text_form, page=page))
     return result.model_copy(update={"content": [text, *links], "structured_content": content})
 
 

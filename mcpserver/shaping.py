@@ -5,6 +5,12 @@ to the `detail` asked for (`brief`, `card`, `full`), told whether there is more
 (`has_more`, `next_offset`), kept within MCP_MAX_RESULT_TOKENS by cutting whole cards
 (`truncated`), and each card is also a `resource_link` to listing://{id}.
 
+Hosts give the model one of a result's two forms, not both: Claude Code and VS Code its
+structuredContent, Open WebUI, ollmcp, llama.cpp or Mastra its text block and links. The
+budget counts the larger of the two (model_bytes); the wire carries both. MCP_RESULT_TEXT
+chooses the text block: `full`, the page itself as the MCP specification recommends, or
+`brief`, the page at detail=brief (a third of the bytes; structuredContent is counted then).
+
 Tokens are estimated as UTF-8 bytes / 3. Ukrainian letters are 2 bytes each and common
 tokenizers spend a token per 2-4 letters (4-8 bytes), JSON keys, digits and punctuation a
 token per 2-4 bytes: bytes / 3 over-counts Ukrainian text and is about right for the JSON
@@ -39,6 +45,10 @@ BRIEF_TITLE_CHARS = 80
 # What a brief page keeps around its cards.
 BRIEF_PAGE_FIELDS = ("total", "total_exact", "limit", "offset", "mode", "untrusted_content")
 DETAIL_UNKNOWN = "'detail' must be one of: brief, card, full."
+RESULT_TEXTS = ("full", "brief")
+BRIEF_TEXT_NOTE = (
+    "Brief cards; each card in full is in this result's structuredContent (or get_listing_by_id)."
+)
 
 
 def estimate_tokens(size_bytes: int) -> int:
@@ -109,19 +119,45 @@ def _rows(cards: list[dict[str, Any]]) -> int:
 
 
 def resource_link(card: dict[str, Any]) -> ResourceLink:
-    title = card.get("title")
-    return ResourceLink(
-        uri=f"listing://{card['id']}",
-        name=title if isinstance(title, str) and title else f"listing {card['id']}",
-        mime_type="application/json",
-    )
+    """The card as a link to its listing:// resource. Its title is in the card next to it,
+    and the resource template gives the MIME type: the link carries neither again."""
+    return ResourceLink(uri=f"listing://{card['id']}", name=f"listing {card['id']}")
+
+
+def _link_size(card: dict[str, Any]) -> int:
+    link = resource_link(card).model_dump(mode="json", exclude_none=True)
+    return len(compact_json(link).encode()) + 1  # and the comma before it
 
 
 def link_bytes(cards: list[dict[str, Any]]) -> int:
-    return sum(
-        len(compact_json(resource_link(card).model_dump(mode="json", exclude_none=True)).encode())
-        for card in cards
-    )
+    return sum(_link_size(card) for card in cards)
+
+
+def brief_text_page(page: dict[str, Any]) -> dict[str, Any]:
+    """The text block of MCP_RESULT_TEXT=brief: the page's paging and brief cards."""
+    kept = (*BRIEF_PAGE_FIELDS, "detail", "truncated", "has_more", "next_offset")
+    brief = {name: page[name] for name in kept if name in page}
+    if "untrusted_content" in brief:
+        brief["untrusted_content"] = {**brief["untrusted_content"], "fields": ["title"]}
+    return {**brief, "note": BRIEF_TEXT_NOTE, "listings": [brief_card(c) for c in page["listings"]]}
+
+
+def text_of(content: dict[str, Any], *, text: str, page: bool) -> str:
+    """The text block for `content`: itself as compact JSON, or a search page's brief form."""
+    if page and text == "brief" and content.get("detail") != "brief":
+        return compact_json(brief_text_page(content))
+    return compact_json(content)
+
+
+def _json_size(value: Any) -> int:
+    return len(compact_json(value).encode())
+
+
+def model_bytes(content: dict[str, Any], text: str, links: int = 0) -> int:
+    """What the model is given of a result, the larger of its two forms: hosts give it
+    structuredContent (Claude Code, VS Code) or the text block and the links (most others),
+    not both."""
+    return max(_json_size(content), len(text.encode()) + links)
 
 
 def shape_page(
@@ -130,9 +166,10 @@ def shape_page(
     detail: str,
     max_tokens: int,
     details: dict[int, dict[str, Any]] | None = None,
+    text: str = "full",
 ) -> dict[str, Any]:
     """The page at `detail`, with has_more/next_offset, cut at a whole card to `max_tokens`
-    (its text and its cards' resource links together)."""
+    of model_bytes (structuredContent, or the text block `text` with the links)."""
     cards: list[dict[str, Any]] = page["listings"]
     compact = [without_nulls(card) for card in cards]
     if detail == "brief":
@@ -141,39 +178,65 @@ def shape_page(
             shaped["untrusted_content"] = {**shaped["untrusted_content"], "fields": ["title"]}
         shown = [brief_card(card) for card in cards]
     elif detail == "full":
-        shaped = dict(page)
+        shaped = without_nulls(page)
         shown = [without_nulls(full_card(card, (details or {}).get(card["id"]))) for card in cards]
     else:
-        shaped = dict(page)
+        shaped = without_nulls(page)
         shown = list(compact)
     shaped["detail"] = detail
     rows = max(_rows(cards), len(cards) + page.get("duplicates_collapsed", 0))
+    sizes = _card_sizes(shown, text=text, detail=detail)
     kept = len(shown)
     while True:
-        candidate = {**shaped, "listings": shown[:kept], "truncated": kept < len(shown)}
+        candidate = {**shaped, "listings": [], "truncated": kept < len(shown)}
         if kept < len(shown):
             has_more, next_offset = True, page["offset"] + _rows(cards[:kept])
         else:
             has_more, next_offset = _paging(page, rows)
         candidate.update(has_more=has_more, next_offset=next_offset)
-        size = len(compact_json(candidate).encode()) + link_bytes(shown[:kept])
+        commas = max(kept - 1, 0)
+        structured, as_text = _wrapper_sizes(candidate, text=text)
+        structured += sum(size for size, _ in sizes[:kept]) + commas
+        as_text += sum(size for _, size in sizes[:kept]) + commas
+        size = max(structured, as_text)
         if kept == 0 or estimate_tokens(size) <= max_tokens:
+            candidate["listings"] = shown[:kept]
             return candidate
         if kept == 1 and shown[0] is not compact[0]:
             # A full card too large alone: its card (a few KB) instead, so the page moves on.
             shown[0] = compact[0]
+            sizes = _card_sizes(shown, text=text, detail=detail)
             continue
         kept -= 1
+
+
+def _card_sizes(cards: list[dict[str, Any]], *, text: str, detail: str) -> list[tuple[int, int]]:
+    """Per card, the bytes it adds to structuredContent, and to the text block (as a card or
+    a brief card) with its resource link."""
+    brief_text = text == "brief" and detail != "brief"
+    return [
+        (_json_size(card), _json_size(brief_card(card) if brief_text else card) + _link_size(card))
+        for card in cards
+    ]
+
+
+def _wrapper_sizes(candidate: dict[str, Any], *, text: str) -> tuple[int, int]:
+    """The bytes of the page around its cards: in structuredContent, in the text block."""
+    if text == "brief" and candidate["detail"] != "brief":
+        wrapper_text = compact_json({**brief_text_page(candidate), "listings": []})
+    else:
+        wrapper_text = compact_json(candidate)
+    return _json_size(candidate), len(wrapper_text.encode())
 
 
 SHORTEST_CUT = 100
 
 
 def fit_listing(detail: dict[str, Any], *, max_tokens: int) -> dict[str, Any]:
-    """A full listing within `max_tokens`: its longest texts shortened (named in
-    truncated_fields, marked «…») until it fits."""
+    """A full listing within `max_tokens` (model_bytes): its longest texts shortened (named
+    in truncated_fields, marked «…») until it fits."""
     detail = dict(detail)
-    while estimate_tokens(len(compact_json(detail).encode())) > max_tokens:
+    while estimate_tokens(model_bytes(detail, compact_json(detail))) > max_tokens:
         texts = [k for k, v in detail.items() if isinstance(v, str) and len(v) > SHORTEST_CUT]
         if not texts:
             break

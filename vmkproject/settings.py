@@ -217,6 +217,12 @@ MCP_MAX_BODY_BYTES: int = env.int("MCP_MAX_BODY_BYTES", default=1_000_000)
 # Largest tool answer, in estimated tokens (UTF-8 bytes of its JSON text / 3); a search page
 # past it is cut at a whole card (truncated: true, next_offset continues it).
 MCP_MAX_RESULT_TOKENS: int = env.int("MCP_MAX_RESULT_TOKENS", default=10_000)
+# The text block of a search page: `full` (the page as compact JSON, next to the same page in
+# structuredContent, as the MCP spec recommends) or `brief` (its brief cards: for hosts that
+# give the model structuredContent, such as Claude Code and VS Code).
+MCP_RESULT_TEXT: str = env.str("MCP_RESULT_TEXT", default="full")
+if MCP_RESULT_TEXT not in ("full", "brief"):
+    raise ImproperlyConfigured("MCP_RESULT_TEXT must be full or brief")
 # How long clients may cache tools/list, prompts, resource lists and the schema (seconds).
 MCP_CACHE_TTL_SEC: int = env.int("MCP_CACHE_TTL_SEC", default=3600)
 # Threads that run tool calls (a persistent pool; calls beyond it wait for a free thread).

@@ -92,7 +92,7 @@ async def test_each_card_is_also_a_resource_link(mcp_server, mode):
         cards = result.structured_content["listings"]
         links = [block for block in result.content if block.type == "resource_link"]
         assert [link.uri for link in links] == [f"listing://{card['id']}" for card in cards]
-        assert [link.name for link in links] == [card["title"] for card in cards]
+        assert [link.name for link in links] == [f"listing {card['id']}" for card in cards]
         fetched = json.loads((await client.read_resource(links[0].uri)).contents[0].text)
     assert fetched["id"] == cards[0]["id"] and "description" in fetched
 

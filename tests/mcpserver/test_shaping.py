@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.conf import settings
 
@@ -58,7 +60,9 @@ def test_fifty_largest_cards_stay_within_the_budget_cut_at_a_whole_card(detail):
     details = {card["id"]: largest_detail(card["id"]) for card in cards}
     budget = settings.MCP_MAX_RESULT_TOKENS
     page = shaping.shape_page(page_of(cards), detail=detail, max_tokens=budget, details=details)
-    size = len(shaping.compact_json(page).encode()) + shaping.link_bytes(page["listings"])
+    # What a host gives the model: the page as structuredContent, or as text with its links.
+    text = shaping.compact_json(page)
+    size = shaping.model_bytes(page, text, shaping.link_bytes(page["listings"]))
     assert shaping.estimate_tokens(size) <= budget
     kept = [card["id"] for card in page["listings"]]
     assert kept == list(range(1, len(kept) + 1)) and kept  # whole cards, in order, never none
@@ -96,3 +100,30 @@ def test_paging_hints_follow_the_total():
     estimated = {**page_of(cards, total=50), "total_exact": False}
     guessed = shaping.shape_page(estimated, detail="brief", max_tokens=10_000)
     assert guessed["has_more"] is True and guessed["next_offset"] == 110
+
+
+@pytest.mark.parametrize("text", shaping.RESULT_TEXTS)
+@pytest.mark.parametrize("detail", ["brief", "card", "full"])
+def test_the_budget_counts_to_the_byte_what_the_model_is_given(text, detail):
+    cards = [largest_card(i) for i in range(1, 6)]
+    details = {card["id"]: largest_detail(card["id"]) for card in cards}
+
+    def shaped(max_tokens: int) -> dict:
+        page = page_of(cards, total=5)
+        return shaping.shape_page(
+            page, detail=detail, max_tokens=max_tokens, details=details, text=text
+        )
+
+    whole = shaped(10**9)
+    block = shaping.text_of(whole, text=text, page=True)
+    tokens = shaping.estimate_tokens(
+        shaping.model_bytes(whole, block, shaping.link_bytes(whole["listings"]))
+    )
+    assert len(shaped(tokens)["listings"]) == 5  # exactly its size fits
+    assert shaped(tokens)["truncated"] is False
+    smaller = shaped(tokens - 1)  # a token less does not
+    assert smaller["truncated"] is True and len(smaller["listings"]) == 4
+    if text == "brief" and detail != "brief":  # structuredContent is the larger: it counts
+        assert json.loads(block)["note"] == shaping.BRIEF_TEXT_NOTE
+        assert len(block) < len(shaping.compact_json(whole)) / 2
+        assert tokens == shaping.estimate_tokens(len(shaping.compact_json(whole).encode()))
