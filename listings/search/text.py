@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Hashable
 from typing import Any
 
+import cachetools
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connections, transaction
-from django.db.models import F, Subquery
+from django.db.models import F, IntegerField, Subquery
 
-from .. import capabilities
+from .. import capabilities, vectorplan
 from ..filters import Filters
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet
 from ..results import SearchPage
-from ..runtime import LISTINGS, _database, _rates, _timing, total_of
+from ..runtime import LISTINGS, _database, _rates, _timing, estimated_count, total_of
 from ..types import Limit, Offset, OptionalQuery, Query, RawFilters, SortBy, checked
 from .cards import _card
 from .filtering import _filtered, _prices_left_out, _resolved, live_vocabulary
@@ -118,6 +121,54 @@ def _text_ranked(
     return qs.sorted_by(sort_by), matched, mode
 
 
+class CappedCount(Subquery):
+    """How many rows a sliced queryset has, as a scalar subquery of the page's statement:
+    `(SELECT COUNT(*) FROM (… LIMIT cap + 1))`, computed once (an InitPlan) and only when the
+    page has a row."""
+
+    template = "(SELECT COUNT(*) FROM (%(subquery)s) AS capped)"
+    output_field = IntegerField()
+
+
+# The planner's estimate for searches found to match more than TOTAL_COUNT_CAP rows: while
+# remembered, their pages are fetched without counting (the total is the estimate).
+_broad: cachetools.TTLCache[Hashable, int] = cachetools.TTLCache(
+    vectorplan.MAX_PLANS, vectorplan.PLAN_TTL_SEC
+)
+_broad_lock = threading.Lock()
+
+
+def _page_and_total(
+    qs: Any, counted: Any, *, key: Hashable, offset: int, limit: int
+) -> tuple[list[Any], int, bool]:
+    """The page's rows and (total, exact) as total_of gives them, in one statement for most
+    searches: the page carries a count of the matches capped at TOTAL_COUNT_CAP + 1. Past
+    the cap the planner's estimate is the total (an EXPLAIN, then remembered for the key)."""
+    cap = settings.TOTAL_COUNT_CAP
+    config = connections[LISTINGS].settings_dict  # tests switch between databases
+    key = (config.get("HOST"), config.get("PORT"), config.get("NAME"), cap, key)
+    with _broad_lock:
+        broad = _broad.get(key)
+    page = qs.cards()
+    if broad is None:
+        page = page.annotate(matches=CappedCount(counted.order_by().values("pk")[: cap + 1]))
+    rows = list(page[offset : offset + limit])
+    if len(rows) < limit and (rows or not offset):
+        return rows, offset + len(rows), True  # the last page: its rows are the count
+    if broad is not None:
+        return rows, max(broad, offset + len(rows)), False
+    if not rows:  # past the end: the count came with no row
+        total, exact = total_of(counted)
+        return rows, total, exact
+    matches = int(rows[0].matches)
+    if matches <= cap:
+        return rows, max(matches, offset + len(rows)), True
+    estimate = estimated_count(counted)
+    with _broad_lock:
+        _broad[key] = estimate
+    return rows, max(estimate, cap, offset + len(rows)), False
+
+
 @understood(empty_text="none")
 @checked
 def fulltext_search(
@@ -144,13 +195,9 @@ def fulltext_search(
         mode = "filter"
     else:
         qs, counted, mode = _text_ranked(text, parsed, sort_by)
+    key = ("fulltext_total", mode, text, parsed.model_dump_json())
     with _database():
-        rows = list(qs.cards()[offset : offset + limit])
-        if len(rows) < limit and (rows or not offset):
-            total, exact = offset + len(rows), True  # the last page: nothing to count
-        else:
-            total, exact = total_of(counted)
-            total = max(total, offset + len(rows))
+        rows, total, exact = _page_and_total(qs, counted, key=key, offset=offset, limit=limit)
     cards = [
         _card(row, rank_score=round(float(row.rank), 6) if getattr(row, "rank", None) else None)
         for row in rows

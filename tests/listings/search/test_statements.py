@@ -1,0 +1,86 @@
+"""Statements each search sends to the listings database (issue 13: the fewest per call).
+
+Counted as the server's log line counts them: BEGIN/COMMIT of a transaction are not
+statements. A query someone adds to one of these paths makes its test fail.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connections
+from django.test.utils import CaptureQueriesContext
+
+from listings import search
+from listings.models import PropertyListing
+from listings.search import text as text_search
+
+pytestmark = pytest.mark.usefixtures("listings_access")
+
+QUERY = "двокімнатна квартира біля метро з балконом"
+TRANSACTION = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE SAVEPOINT")
+
+
+def statements(call):
+    """What `call()` sent, warmed first (vocabulary, capabilities, plans are remembered)."""
+    call()
+    with CaptureQueriesContext(connections["listings"]) as captured:
+        result = call()
+    sent = [q["sql"] for q in captured.captured_queries if not q["sql"].startswith(TRANSACTION)]
+    return result, sent
+
+
+def test_get_listing_is_one_statement():
+    listing_id = PropertyListing.objects.order_by("id").values_list("id", flat=True).first()
+    _, sent = statements(lambda: search.get_listing(listing_id=listing_id))
+    assert len(sent) == 1
+
+
+@pytest.mark.parametrize("sort_by", ["date_desc", "price_asc"])
+def test_a_filter_page_and_its_total_are_one_statement(sort_by):
+    filters = {"city": "Київ"}
+    page, sent = statements(
+        lambda: search.fulltext_search(filters=filters, sort_by=sort_by, limit=10)
+    )
+    assert len(sent) == 1 and "AS capped" in sent[0]
+    counted = PropertyListing.objects.filter(city="Київ", listing_status="active").count()
+    assert len(page.listings) == 10 and (page.total, page.total_exact) == (counted, True)
+
+
+def test_full_text_is_its_index_check_and_one_statement_for_page_and_total():
+    page, sent = statements(lambda: search.fulltext_search(query="балкон", limit=10))
+    assert len(sent) == 3  # SET LOCAL (GIN only), EXISTS, the page with its count
+    assert sent[0].startswith("SET LOCAL") and "AS capped" in sent[2]
+    matching = PropertyListing.objects.filter(listing_status="active")
+    counted = matching.filter(search_vector=search._fts_query("балкон")).count()
+    assert (page.total, page.total_exact) == (counted, True)
+
+
+def test_past_the_cap_the_estimate_is_remembered_and_the_page_is_not_counted(settings):
+    settings.TOTAL_COUNT_CAP = 100
+    text_search._broad.clear()
+    filters = {"listing_status": "any"}
+    with CaptureQueriesContext(connections["listings"]) as first:
+        counted_page = search.fulltext_search(filters=filters, limit=10)
+    explains = [q["sql"] for q in first.captured_queries if q["sql"].startswith("EXPLAIN")]
+    assert len(explains) == 1  # counted past the cap: the planner's estimate is the total
+    page, sent = statements(lambda: search.fulltext_search(filters=filters, limit=10))
+    assert len(sent) == 1 and "AS capped" not in sent[0]
+    assert page.total_exact is False and page.total == counted_page.total
+    assert (
+        0.5 * PropertyListing.objects.count() <= page.total <= 2 * PropertyListing.objects.count()
+    )
+
+
+def test_a_page_past_the_end_still_gets_its_total():
+    page, sent = statements(
+        lambda: search.fulltext_search(filters={"city": "Київ"}, limit=10, offset=5000)
+    )
+    counted = PropertyListing.objects.filter(city="Київ", listing_status="active").count()
+    assert page.listings == [] and (page.total, page.total_exact) == (counted, True)
+    assert len(sent) == 3  # the empty page, then total_of's EXPLAIN and count
+
+
+def test_semantic_search_on_the_exact_path_is_two_statements():
+    page, sent = statements(lambda: search.semantic_search(query=QUERY, limit=10))
+    assert page.index_used == search.EXACT_PATH
+    assert len(sent) == 2  # ids ranked and counted in one scan, then their cards
