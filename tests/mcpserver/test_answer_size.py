@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
@@ -103,3 +107,17 @@ def test_a_page_of_cards_stays_within_its_wire_size(request, text_form, limit):
         # A field sent with nothing in it is left out; cosine distance is 1 − similarity.
         assert not [key for key in ONLY_WHEN_SET & set(card) if card[key] in (None, False, [])]
         assert "distance" not in card and card["similarity_score"] > -1
+
+
+def test_an_unknown_result_text_stops_the_server_at_start():
+    env = {**os.environ, "MCP_RESULT_TEXT": "summary"}
+    done = subprocess.run(
+        [sys.executable, "-c", "import vmkproject.settings"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=60,
+    )
+    assert done.returncode != 0
+    assert "ImproperlyConfigured: MCP_RESULT_TEXT must be full or brief" in done.stderr
