@@ -58,17 +58,18 @@ async def finish(name: str, result: Any, detail: str) -> Any:
         if detail == "full" and content.get("listings"):
             ids = [card["id"] for card in content["listings"]]
             details = await run_search("listing_details", shaping.listing_details, listing_ids=ids)
-        content = shaping.shape_page(
+        content, text = shaping.shaped_answer(
             content, detail=detail, max_tokens=budget, details=details, text=text_form
         )
         links = [shaping.resource_link(card) for card in content["listings"]]
-    elif name == "get_listing_by_id":
-        content = shaping.fit_listing(content, max_tokens=budget)
-    elif name == "describe_schema":
-        content = {**content, "argument_aliases": aliases.described()}
-    page = name in SEARCH_TOOLS
-    text = TextContent(type="text", text=shaping.text_of(content, text=text_form, page=page))
-    return result.model_copy(update={"content": [text, *links], "structured_content": content})
+    else:
+        if name == "get_listing_by_id":
+            content = shaping.fit_listing(content, max_tokens=budget)
+        elif name == "describe_schema":
+            content = {**content, "argument_aliases": aliases.described()}
+        text = shaping.compact_json(content)
+    block = TextContent(type="text", text=text)
+    return result.model_copy(update={"content": [block, *links], "structured_content": content})
 
 
 def resource_error_code(error: SearchError, protocol_version: str | None) -> int | None:

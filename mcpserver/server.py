@@ -13,7 +13,7 @@ from mcp.server.mcpserver.exceptions import (
     UnexpectedResourceError,
     UnexpectedToolError,
 )
-from mcp.types import CallToolResult, TextContent, ToolAnnotations
+from mcp.types import ToolAnnotations
 from pydantic import Field, ValidationError
 
 from listings import describe, market, search
@@ -80,25 +80,6 @@ READ_ONLY = ToolAnnotations(
 )
 
 
-def compact_json(value: Any) -> str:
-    """The text form of a result: compact, UTF-8 (Cyrillic as itself, not escaped)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-
-
-def with_compact_text(result: Any) -> Any:
-    """A tool result whose text block is its structured content as compact JSON.
-
-    The SDK's MCPServer renders a returned model as indented JSON for the text block (two
-    spaces per level, a third of a page's bytes); structuredContent is left as it made it.
-    """
-    if not isinstance(result, CallToolResult) or result.is_error:
-        return result
-    if result.structured_content is None:
-        return result
-    text = compact_json(result.structured_content)
-    return result.model_copy(update={"content": [TextContent(type="text", text=text)]})
-
-
 class VmkMCPServer(MCPServer):
     """Errors come back as MCP tool errors whose text is JSON {"error", "code"}; results'
     text is compact JSON, shaped for agents (mcpserver.answers)."""
@@ -117,7 +98,7 @@ class VmkMCPServer(MCPServer):
         try:
             arguments, detail = answers.prepare(name, arguments, tool.parameters)
             result = await super().call_tool(name, arguments, context)
-            return await answers.finish(name, with_compact_text(result), detail)
+            return await answers.finish(name, result, detail)
         except SearchError as exc:
             return error_result(exc)
         except (ToolError, UnexpectedToolError) as exc:

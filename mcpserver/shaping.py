@@ -20,6 +20,7 @@ around it, so a budget in these tokens is not exceeded in real ones.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from mcp_types import ResourceLink
@@ -125,8 +126,14 @@ def resource_link(card: dict[str, Any]) -> ResourceLink:
 
 
 def _link_size(card: dict[str, Any]) -> int:
-    link = resource_link(card).model_dump(mode="json", exclude_none=True)
-    return len(compact_json(link).encode()) + 1  # and the comma before it
+    """The bytes of the card's resource link (as resource_link() dumps it; the order of its
+    keys does not change its size) and the comma before it."""
+    link = {
+        "type": "resource_link",
+        "name": f"listing {card['id']}",
+        "uri": f"listing://{card['id']}",
+    }
+    return len(compact_json(link).encode()) + 1
 
 
 def link_bytes(cards: list[dict[str, Any]]) -> int:
@@ -134,7 +141,7 @@ def link_bytes(cards: list[dict[str, Any]]) -> int:
 
 
 def brief_text_page(page: dict[str, Any]) -> dict[str, Any]:
-    """The text block of MCP_RESULT_TEXT=brief: the page's paging and brief cards."""
+    """The text block of MCP_RESULT_TEXT=brief: the page's paging and brief cards (last)."""
     kept = (*BRIEF_PAGE_FIELDS, "detail", "truncated", "has_more", "next_offset")
     brief = {name: page[name] for name in kept if name in page}
     if "untrusted_content" in brief:
@@ -170,6 +177,19 @@ def shape_page(
 ) -> dict[str, Any]:
     """The page at `detail`, with has_more/next_offset, cut at a whole card to `max_tokens`
     of model_bytes (structuredContent, or the text block `text` with the links)."""
+    return shaped_answer(page, detail=detail, max_tokens=max_tokens, details=details, text=text)[0]
+
+
+def shaped_answer(
+    page: dict[str, Any],
+    *,
+    detail: str,
+    max_tokens: int,
+    details: dict[int, dict[str, Any]] | None = None,
+    text: str = "full",
+) -> tuple[dict[str, Any], str]:
+    """shape_page's page and its text block (text_of), each card serialized once: the
+    sizes that cut the page are those of the pieces the text is joined from."""
     cards: list[dict[str, Any]] = page["listings"]
     compact = [without_nulls(card) for card in cards]
     if detail == "brief":
@@ -178,55 +198,72 @@ def shape_page(
             shaped["untrusted_content"] = {**shaped["untrusted_content"], "fields": ["title"]}
         shown = [brief_card(card) for card in cards]
     elif detail == "full":
-        shaped = without_nulls(page)
+        shaped = dict(page)
         shown = [without_nulls(full_card(card, (details or {}).get(card["id"]))) for card in cards]
     else:
-        shaped = without_nulls(page)
+        shaped = dict(page)
         shown = list(compact)
+    shaped.pop("listings", None)
     shaped["detail"] = detail
+    brief_text = text == "brief" and detail != "brief"
     rows = max(_rows(cards), len(cards) + page.get("duplicates_collapsed", 0))
-    sizes = _card_sizes(shown, text=text, detail=detail)
-    kept = len(shown)
+    # Cards past what the budget holds on their own are never serialized.
+    limit = max_tokens * BYTES_PER_TOKEN
+    pieces: list[_Piece] = []
+    structured_sum = text_sum = 0
+    for card in shown:
+        piece = _piece(card, brief_text=brief_text)
+        pieces.append(piece)
+        structured_sum += piece.size + 1
+        text_sum += piece.text_size + 1
+        if max(structured_sum, text_sum) > limit:
+            break
+    kept = len(pieces)
     while True:
-        candidate = {**shaped, "listings": [], "truncated": kept < len(shown)}
         if kept < len(shown):
             has_more, next_offset = True, page["offset"] + _rows(cards[:kept])
         else:
             has_more, next_offset = _paging(page, rows)
-        candidate.update(has_more=has_more, next_offset=next_offset)
+        # The cards last: the text is the page's JSON up to them, then theirs.
+        candidate = {
+            **shaped,
+            "truncated": kept < len(shown),
+            "has_more": has_more,
+            "next_offset": next_offset,
+            "listings": [],
+        }
+        around = compact_json(candidate)
+        around_text = compact_json(brief_text_page(candidate)) if brief_text else around
         commas = max(kept - 1, 0)
-        structured, as_text = _wrapper_sizes(candidate, text=text)
-        structured += sum(size for size, _ in sizes[:kept]) + commas
-        as_text += sum(size for _, size in sizes[:kept]) + commas
-        size = max(structured, as_text)
-        if kept == 0 or estimate_tokens(size) <= max_tokens:
+        structured = len(around.encode()) + sum(p.size for p in pieces[:kept]) + commas
+        as_text = len(around_text.encode()) + sum(p.text_size for p in pieces[:kept]) + commas
+        if kept == 0 or estimate_tokens(max(structured, as_text)) <= max_tokens:
             candidate["listings"] = shown[:kept]
-            return candidate
+            joined = ",".join(p.text for p in pieces[:kept])
+            return candidate, f"{around_text[:-2]}{joined}]}}"
         if kept == 1 and shown[0] is not compact[0]:
             # A full card too large alone: its card (a few KB) instead, so the page moves on.
             shown[0] = compact[0]
-            sizes = _card_sizes(shown, text=text, detail=detail)
+            pieces[0] = _piece(shown[0], brief_text=brief_text)
             continue
         kept -= 1
 
 
-def _card_sizes(cards: list[dict[str, Any]], *, text: str, detail: str) -> list[tuple[int, int]]:
-    """Per card, the bytes it adds to structuredContent, and to the text block (as a card or
-    a brief card) with its resource link."""
-    brief_text = text == "brief" and detail != "brief"
-    return [
-        (_json_size(card), _json_size(brief_card(card) if brief_text else card) + _link_size(card))
-        for card in cards
-    ]
+@dataclass(frozen=True)
+class _Piece:
+    """A card as the text block carries it, and what it adds to each form of the result."""
+
+    text: str
+    size: int  # in structuredContent
+    text_size: int  # in the text block, with its resource link
 
 
-def _wrapper_sizes(candidate: dict[str, Any], *, text: str) -> tuple[int, int]:
-    """The bytes of the page around its cards: in structuredContent, in the text block."""
-    if text == "brief" and candidate["detail"] != "brief":
-        wrapper_text = compact_json({**brief_text_page(candidate), "listings": []})
-    else:
-        wrapper_text = compact_json(candidate)
-    return _json_size(candidate), len(wrapper_text.encode())
+def _piece(card: dict[str, Any], *, brief_text: bool) -> _Piece:
+    whole = compact_json(card)
+    shown = compact_json(brief_card(card)) if brief_text else whole
+    size = len(whole.encode())
+    text_size = (len(shown.encode()) if brief_text else size) + _link_size(card)
+    return _Piece(shown, size, text_size)
 
 
 SHORTEST_CUT = 100

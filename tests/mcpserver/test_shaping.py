@@ -114,8 +114,12 @@ def test_the_budget_counts_to_the_byte_what_the_model_is_given(text, detail):
             page, detail=detail, max_tokens=max_tokens, details=details, text=text
         )
 
-    whole = shaped(10**9)
+    whole, joined = shaping.shaped_answer(
+        page_of(cards, total=5), detail=detail, max_tokens=10**9, details=details, text=text
+    )
     block = shaping.text_of(whole, text=text, page=True)
+    assert joined == block  # the text joined from the cards' pieces is the page's JSON
+    assert json.loads(block)["listings"][0]["id"] == 1 and list(json.loads(block))[-1] == "listings"
     tokens = shaping.estimate_tokens(
         shaping.model_bytes(whole, block, shaping.link_bytes(whole["listings"]))
     )
