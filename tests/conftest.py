@@ -25,6 +25,7 @@ def worker_group(nodeid: str) -> str:
     return next((group for prefix, group in SHARED_WORKER.items() if path.startswith(prefix)), path)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups into the node ids
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         item.add_marker(pytest.mark.xdist_group(worker_group(item.nodeid)))
