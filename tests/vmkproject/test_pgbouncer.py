@@ -130,13 +130,20 @@ def test_check_listings_db_passes_through_pgbouncer_with_every_interface(bouncer
 
 def test_transaction_local_settings_stay_in_their_transaction(bouncer):
     url = f"postgres://vmk_reader@127.0.0.1:{bouncer.port}/{DBNAME}"
+
+    def ef_search(conn: psycopg.Connection) -> Any:
+        # Each transaction may get another server connection: one that has not loaded pgvector
+        # yet does not know hnsw.ef_search, so load it first in the same transaction.
+        conn.execute("SELECT '[1]'::vector")
+        return conn.execute("SHOW hnsw.ef_search").fetchone()
+
     with psycopg.connect(url, prepare_threshold=None) as conn:
-        default = conn.execute("SHOW hnsw.ef_search").fetchone()
+        default = ef_search(conn)
         with conn.transaction():
             conn.execute(search.VECTOR_SEARCH_OPTIONS_SQL, search.vector_search_options(123))
-            assert conn.execute("SHOW hnsw.ef_search").fetchone() == ("123",)
+            assert ef_search(conn) == ("123",)
         conn.commit()
-        assert conn.execute("SHOW hnsw.ef_search").fetchone() == default
+        assert ef_search(conn) == default
         # Session settings PgBouncer's connect_query gave every server connection.
         assert conn.execute("SHOW statement_timeout").fetchone() == (
             f"{int(settings.QUERY_TIMEOUT_SEC)}s",
