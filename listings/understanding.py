@@ -26,7 +26,7 @@ from .runtime import LISTINGS, _database, remembered
 
 logger = logging.getLogger("vmk.search")
 
-PLACE_UNKNOWN = "no listing has '{value}'; did you mean {suggestions}?"
+PLACE_UNKNOWN = "no listing has '{value}' (did you mean {suggestions}?)"
 PLACE_UNKNOWN_NO_SUGGESTION = "no listing has '{value}'; describe_schema lists the values present"
 INTERPRET_NOT_BOOL = "'interpret' must be true or false."
 SUMMARY_PREFIX = "Зрозуміли: "
