@@ -65,10 +65,8 @@ def fill_embeddings(
     register_vector(conn)
     # The text the loader embeds: title, description and place, or (--embed-text short)
     # title and place only.
-    text_of = (
-        generator.short_embedding_text
-        if meta.get("embedding_text") == "short"
-        else generator.embedding_text
+    text_of = generator.EMBEDDING_TEXTS.get(
+        meta.get("embedding_text", "full"), generator.embedding_text
     )
     done, total = counts(conn)
     schema.write_meta(conn, embedding_done=str(done), embedding_total=str(total))

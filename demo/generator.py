@@ -1473,3 +1473,8 @@ def short_embedding_text(row: Mapping[str, Any]) -> str:
     recall are measured, not their ranking quality (`generate_listings --embed-text short`)."""
     place = ", ".join(p for p in (row.get("district"), row.get("city")) if p)
     return "\n".join(p for p in (row.get("title"), place) if p)
+
+
+# What a listing's vector is made from, by the name generate_listings --embed-text takes and
+# vmk_meta keeps (embedding_text), so that a later fill embeds the same text.
+EMBEDDING_TEXTS = {"full": embedding_text, "short": short_embedding_text}

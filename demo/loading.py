@@ -81,7 +81,7 @@ def load_synthetic_listings(
     embed: Callable[[list[str]], Any] | None = None,
     embedder_name: str | None = None,
     progress: bool = True,
-    text_of: Callable[[Mapping[str, Any]], str] = generator.embedding_text,
+    embed_text: str = "full",
     defer_embedding: bool = False,
 ) -> int:
     """Generate `count` listings and COPY them with their embeddings; returns rows loaded.
@@ -90,6 +90,7 @@ def load_synthetic_listings(
     other rows are left without one and vmk_meta says so (embedding_pending), for
     demo.background to fill in while the server runs.
     """
+    text_of = generator.EMBEDDING_TEXTS[embed_text]
     meta = schema.read_meta(conn)
     if meta.get("created_by") != schema.CREATED_BY:
         raise PermissionError(NOT_OURS)
@@ -140,7 +141,7 @@ def load_synthetic_listings(
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
         seed=str(seed),
         generator_version=generator.GENERATOR_VERSION,
-        embedding_text="full" if text_of is generator.embedding_text else "short",
+        embedding_text=embed_text,
     )
     if defer_embedding:
         found = conn.execute(

@@ -18,7 +18,6 @@ from vmkproject.routers import LISTINGS_ALIAS
 # Memory for one HNSW graph node: the 768-d float vector plus its neighbour lists.
 HNSW_BYTES_PER_ROW = 4 * 1024
 MAX_INDEX_BUILD_MEMORY_MB = 16 * 1024
-EMBEDDING_TEXTS = {"full": generator.embedding_text, "short": generator.short_embedding_text}
 
 
 def index_build_memory_mb(rows: int) -> int:
@@ -44,7 +43,7 @@ class Command(BaseCommand):
         )
         parser.add_argument(
             "--embed-text",
-            choices=("full", "short"),
+            choices=tuple(generator.EMBEDDING_TEXTS),
             default="full",
             help="what is embedded: full (title, description and place; the demo's) or short "
             "(title and place, about 4x faster: for benchmark databases whose speed and recall "
@@ -89,7 +88,7 @@ class Command(BaseCommand):
                     count=count,
                     seed=options["seed"],
                     start_id=start_id,
-                    text_of=EMBEDDING_TEXTS[options["embed_text"]],
+                    embed_text=options["embed_text"],
                 )
             except (PermissionError, ValueError) as exc:
                 raise CommandError(str(exc)) from None
