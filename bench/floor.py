@@ -1,8 +1,9 @@
 """The benchmark's floor and what a call costs above it (issue 13).
 
 The floor is the best known SQL for the same answer, not a replay of our statements: for
-vector search an HNSW index scan at the lowest `ef_search` that reaches FLOOR_RECALL
-(found by a recall sweep in the same run), and the exact scan; for full text the same
+vector search an HNSW index scan at the lowest `ef_search` that reaches FLOOR_RECALL for
+the call's filter (found by a recall sweep in the same run), or the exact scan where no
+`ef_search` does, and the exact scan besides; for full text the same
 ranked candidates in one statement, without our count estimate. `bench_search` times it
 next to our own SQL, the search function and the MCP tool, and measures, per call, the
 statements we send and our time above the database's own (the time inside the driver's
@@ -12,10 +13,11 @@ execute, from listings.statements; over MCP from the server's log line).
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -52,24 +54,31 @@ def _nearest_sql(where: str, limit: int) -> str:
 
 def floor_index(
     conn: psycopg.Connection, vector: Any, filters: dict[str, Any], ef: int, limit: int = 10
-) -> list[int]:
-    """The page through the HNSW index at `ef` (kept on it), in one statement."""
+) -> list[tuple[int, float]]:
+    """The page through the HNSW index at `ef` (kept on it), in one statement: (id,
+    distance)."""
     where, params = bench._where(filters)
     vector = _vector(vector)
     with conn.transaction():
         conn.execute(VECTOR_OPTIONS, [str(ef)])
         rows = conn.execute(_nearest_sql(where, limit), [vector, *params, vector]).fetchall()
-    return [row[0] for row in rows]
+    return [(row[0], row[-1]) for row in rows]
 
 
-def floor_exact(conn: psycopg.Connection, vector: Any, filters: dict[str, Any]) -> list[int]:
-    """The page by an exact scan (filters through their btree indexes, then a top-N sort)."""
+def floor_exact(
+    conn: psycopg.Connection, vector: Any, filters: dict[str, Any], limit: int = 10
+) -> list[tuple[int, float]]:
+    """The page by an exact scan (filters through their btree indexes, then a top-N sort):
+    (id, distance)."""
     where, params = bench._where(filters)
     vector = _vector(vector)
+    # Its own statement text: psycopg prepares a statement run 5 times, and a plan made for
+    # floor_index's identical text (on the HNSW index) would otherwise serve this one too.
+    sql = "/* exact scan */ " + _nearest_sql(where, limit)
     with conn.transaction():
         conn.execute("SELECT set_config('enable_indexscan', 'off', true)")
-        rows = conn.execute(_nearest_sql(where, 10), [vector, *params, vector]).fetchall()
-    return [row[0] for row in rows]
+        rows = conn.execute(sql, [vector, *params, vector]).fetchall()
+    return [(row[0], row[-1]) for row in rows]
 
 
 def floor_fulltext(conn: psycopg.Connection, text: str, filters: dict[str, Any]) -> int:
@@ -99,29 +108,60 @@ def floor_fulltext(conn: psycopg.Connection, text: str, filters: dict[str, Any])
     return len(rows)
 
 
-def _similar(conn: psycopg.Connection, listing_id: int, filters: dict[str, Any], ef: int) -> int:
+# Per filter of the benchmark's mix (filter_key), the floor's ef_search, or None where no
+# ef_search reaches FLOOR_RECALL and the exact scan is the floor. An int: one for all.
+Efs = Mapping[str, int | None] | int
+
+
+def filter_key(filters: Mapping[str, Any]) -> str:
+    return json.dumps(dict(filters), sort_keys=True, ensure_ascii=False)
+
+
+def ef_for(efs: Efs, filters: Mapping[str, Any]) -> int | None:
+    if isinstance(efs, int):
+        return efs
+    return efs.get(filter_key(filters), max((ef for ef in efs.values() if ef), default=40))
+
+
+def _nearest(
+    conn: psycopg.Connection, vector: Any, filters: dict[str, Any], ef: int | None, limit: int
+) -> list[tuple[int, float]]:
+    """The floor's page: the index scan at `ef`, or the exact scan where ef is None."""
+    if ef is None:
+        return floor_exact(conn, vector, filters, limit)
+    return floor_index(conn, vector, filters, ef, limit)
+
+
+def _similar(
+    conn: psycopg.Connection, listing_id: int, filters: dict[str, Any], ef: int | None
+) -> int:
     row = conn.execute("SELECT embedding FROM property_listings WHERE id = %s", [listing_id])
     found = row.fetchone()
-    return len(floor_index(conn, found[0], filters, ef)) if found and found[0] is not None else 0
+    if not found or found[0] is None:
+        return 0
+    return len(_nearest(conn, found[0], filters, ef, 10))
 
 
 def _hybrid(
-    conn: psycopg.Connection, vector: Any, text: str, filters: dict[str, Any], ef: int
+    conn: psycopg.Connection, vector: Any, text: str, filters: dict[str, Any], ef: int | None
 ) -> int:
-    return len(floor_index(conn, vector, filters, ef, limit=50)) + floor_fulltext(
-        conn, text, filters
-    )
+    return len(_nearest(conn, vector, filters, ef, 50)) + floor_fulltext(conn, text, filters)
 
 
-def floors_of(case: bench.Case, ef: int) -> list[tuple[str, Callable[[psycopg.Connection], Any]]]:
+def floors_of(case: bench.Case, efs: Efs) -> list[tuple[str, Callable[[psycopg.Connection], Any]]]:
     """(way, callable) of the floor for a case: "floor" (the best) and, for semantic search,
-    "floor_exact" as well."""
+    "floor_exact" as well. Vector floors scan the index at their filter's ef_search (efs),
+    or exactly where no ef_search reaches the target."""
     raw = case.raw
     func = getattr(raw, "func", None)
     kw = getattr(raw, "keywords", {})
+    ef = ef_for(efs, kw["filters"]) if "filters" in kw else None
     if func is bench.raw_semantic:
         return [
-            ("floor", partial(floor_index, vector=kw["vector"], filters=kw["filters"], ef=ef)),
+            (
+                "floor",
+                partial(_nearest, vector=kw["vector"], filters=kw["filters"], ef=ef, limit=10),
+            ),
             ("floor_exact", partial(floor_exact, vector=kw["vector"], filters=kw["filters"])),
         ]
     if func is bench.raw_similar:
@@ -148,8 +188,9 @@ def floors_of(case: bench.Case, ef: int) -> list[tuple[str, Callable[[psycopg.Co
 def ef_sweep(
     conn: psycopg.Connection, vectors: dict[str, Any], filter_mix: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """recall@10 of the index scan at each EF_CANDIDATES value against the exact scan, over
-    every query and filter of the benchmark's mix (mean and worst), with its median time."""
+    """recall@10 (by distance, bench.recall) of the index scan at each EF_CANDIDATES value
+    against the exact scan, over every query and filter of the benchmark's mix (mean and
+    worst), with its median time."""
     exact = {
         (query, index): floor_exact(conn, vector, filters)
         for query, vector in vectors.items()
@@ -163,35 +204,40 @@ def ef_sweep(
             started = time.perf_counter()
             got = floor_index(conn, vectors[query], filter_mix[index], ef)
             times.append((time.perf_counter() - started) * 1000)
-            recall = len(set(got) & set(truth)) / max(len(truth), 1)
-            recalls.setdefault(index, []).append(recall)
+            recalls.setdefault(index, []).append(bench.recall(got, truth))
         every = [recall for values in recalls.values() for recall in values]
+        by_filter = {
+            filter_key(filter_mix[index]): round(statistics.mean(values), 4)
+            for index, values in sorted(recalls.items())
+        }
         rows.append(
             {
                 "ef_search": ef,
                 "recall_mean": round(statistics.mean(every), 4),
                 # the filter of the mix whose queries fare worst, on average
-                "recall_worst_filter": round(min(map(statistics.mean, recalls.values())), 4),
+                "recall_worst_filter": min(by_filter.values()),
+                "recall_by_filter": by_filter,
                 "p50_ms": round(statistics.median(times), 2),
             }
         )
     return rows
 
 
-def lowest_ef(sweep: list[dict[str, Any]], target: float = FLOOR_RECALL) -> int:
-    """The lowest ef_search at which every filter's mean recall@10 reaches `target` (else
-    the widest)."""
-    for row in sweep:
-        if row["recall_worst_filter"] >= target:
-            return int(row["ef_search"])
-    return int(sweep[-1]["ef_search"])
+def lowest_efs(sweep: list[dict[str, Any]], target: float = FLOOR_RECALL) -> dict[str, int | None]:
+    """Per filter of the mix, the lowest ef_search at which its mean recall@10 reaches
+    `target`; None where none does (its floor is then the exact scan)."""
+    efs: dict[str, int | None] = {}
+    for key in sweep[0]["recall_by_filter"]:
+        reaching = [row["ef_search"] for row in sweep if row["recall_by_filter"][key] >= target]
+        efs[key] = int(min(reaching)) if reaching else None
+    return efs
 
 
-def run_floor(cases: list[bench.Case], concurrency: int, ef: int) -> dict[str, bench.Series]:
+def run_floor(cases: list[bench.Case], concurrency: int, efs: Efs) -> dict[str, bench.Series]:
     """The floor of every case, timed like bench.run_raw (one connection per thread)."""
     floor_cases = []
     for case in cases:
-        for way, call in floors_of(case, ef):
+        for way, call in floors_of(case, efs):
             floor_cases.append(
                 bench.Case(f"{case.mode}\t{way}", call, case.function, case.tool, case.arguments)
             )

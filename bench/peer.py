@@ -33,7 +33,7 @@ TOOLBOX_PACKAGE = "@toolbox-sdk/server-linux-x64@1.12.0"
 TOOLBOX_BINARY = Path("node_modules/@toolbox-sdk/server-linux-x64/bin/toolbox")
 NPM_MISSING = "npm is not installed: the Toolbox peer is installed from npm."
 TOOLBOX_FAILED = "MCP Toolbox for Databases did not start; see {log}."
-VECTOR_SOURCE, PLAIN_SOURCE = "vmk_vector", "vmk_plain"
+VECTOR_SOURCE, EXACT_SOURCE, PLAIN_SOURCE = "vmk_vector", "vmk_exact", "vmk_plain"
 # Hybrid search fuses two statements' results in Python: no one statement is its answer.
 PEERLESS = {"hybrid"}
 
@@ -114,23 +114,43 @@ def _numbered(sql: str, kinds: list[str]) -> str:
     return re.sub(r"%s", number, sql.replace("%%", "%"))
 
 
+def _source_of(sent: list[tuple[str, list[Any]]]) -> str:
+    """The source whose connection options match the settings a floor set before its main
+    statement: the index scan's ef_search, the exact scan, or none."""
+    for sql, params in sent[:-1]:
+        if sql == benchfloor.VECTOR_OPTIONS:
+            return f"{VECTOR_SOURCE}_{params[0]}"
+        if "enable_indexscan" in sql:
+            return EXACT_SOURCE
+    return VECTOR_SOURCE if "<=>" in sent[-1][0] else PLAIN_SOURCE
+
+
+def _options(source: str) -> str:
+    if source == EXACT_SOURCE:
+        return "-c enable_indexscan=off"
+    if source.startswith(VECTOR_SOURCE + "_"):
+        ef = source.rsplit("_", 1)[1]
+        return f"-c hnsw.ef_search={ef} -c hnsw.iterative_scan=relaxed_order -c enable_sort=off"
+    return ""
+
+
 def peer_tools(
-    cases: list[bench.Case], conn: psycopg.Connection, ef: int
+    cases: list[bench.Case], conn: psycopg.Connection, efs: benchfloor.Efs
 ) -> tuple[dict[str, PeerTool], list[tuple[bench.Case, PeerTool, dict[str, Any]]]]:
-    """One postgres-sql tool per distinct main statement of the cases' floors, and each
-    case's call of it."""
+    """One postgres-sql tool per distinct main statement of the cases' floors (and the
+    settings it runs under), and each case's call of it."""
     tools: dict[str, PeerTool] = {}
     plan = []
     for case in cases:
         if case.mode in PEERLESS:
             continue
-        (_, call), *_ = benchfloor.floors_of(case, ef)
+        (_, call), *_ = benchfloor.floors_of(case, efs)
         recorder = _Recorder(conn)
         call(cast(Any, recorder))
         sql, params = recorder.sent[-1]
         kinds = [_kind(value) for value in params]
         statement = _numbered(sql, kinds)
-        source = VECTOR_SOURCE if "vector" in kinds or "<=>" in sql else PLAIN_SOURCE
+        source = _source_of(recorder.sent)
         key = statement + "\0" + source
         if key not in tools:
             tools[key] = PeerTool(f"{case.mode}_{len(tools)}", source, statement, kinds)
@@ -142,9 +162,10 @@ def peer_tools(
     return {tool.name: tool for tool in tools.values()}, plan
 
 
-def tools_yaml(tools: dict[str, PeerTool], conn: psycopg.Connection, ef: int) -> str:
-    """The Toolbox configuration (JSON is YAML): two sources on the embedded server's socket
-    (one with the floor's vector settings), a postgres-sql tool per statement."""
+def tools_yaml(tools: dict[str, PeerTool], conn: psycopg.Connection) -> str:
+    """The Toolbox configuration (JSON is YAML): sources on the embedded server's socket,
+    one per set of floor settings the tools run under (the index scan's ef_search, the
+    exact scan, none), and a postgres-sql tool per statement."""
     info = conn.info
 
     def source(options: str) -> dict[str, Any]:
@@ -162,12 +183,12 @@ def tools_yaml(tools: dict[str, PeerTool], conn: psycopg.Connection, ef: int) ->
             "queryParams": params,
         }
 
-    vector_options = (
-        f"-c hnsw.ef_search={ef} -c hnsw.iterative_scan=relaxed_order -c enable_sort=off"
-    )
     yaml_types = {"vector": "string", "integer": "integer", "float": "float", "string": "string"}
     config = {
-        "sources": {VECTOR_SOURCE: source(vector_options), PLAIN_SOURCE: source("")},
+        "sources": {
+            name: source(_options(name))
+            for name in sorted({tool.source for tool in tools.values()})
+        },
         "tools": {
             tool.name: {
                 "kind": "postgres-sql",
@@ -257,16 +278,18 @@ async def _interleaved(
     return series
 
 
-def run_peer(ours_url: str, cases: list[bench.Case], ef: int, work_dir: Path) -> dict[str, Any]:
+def run_peer(
+    ours_url: str, cases: list[bench.Case], efs: benchfloor.Efs, work_dir: Path
+) -> dict[str, Any]:
     """Our MCP tools and the Toolbox peer over the same cases, interleaved, concurrency 1."""
     from bench.localserver import free_port
 
     binary = toolbox_binary(Path(settings.DATA_DIR))
     conn = bench.raw_connection()
     try:
-        tools, plan = peer_tools(cases, conn, ef)
+        tools, plan = peer_tools(cases, conn, efs)
         config = work_dir / "tools.yaml"
-        config.write_text(tools_yaml(tools, conn, ef), encoding="utf-8")
+        config.write_text(tools_yaml(tools, conn), encoding="utf-8")
     finally:
         conn.close()
     toolbox = Toolbox(binary, config, free_port(), work_dir / "toolbox.log")

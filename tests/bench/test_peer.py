@@ -26,16 +26,17 @@ def test_every_peer_statement_prepares_on_the_database_and_answers_like_the_floo
     cases = bench.seeded_cases(7, 2)
     conn = bench.raw_connection()
     try:
-        tools, plan = benchpeer.peer_tools(cases, conn, ef=40)
+        tools, plan = benchpeer.peer_tools(cases, conn, efs=40)
         assert {case.mode for case, _, _ in plan} == {c.mode for c in cases} - benchpeer.PEERLESS
         for index, tool in enumerate(tools.values()):
             conn.execute(f"PREPARE peer_{index} AS {tool.statement}")  # parses and types
-        config = json.loads(benchpeer.tools_yaml(tools, conn, ef=40))
+        config = json.loads(benchpeer.tools_yaml(tools, conn))
         assert set(config["tools"]) == set(tools)
         assert (
             "hnsw.ef_search=40"
-            in config["sources"][benchpeer.VECTOR_SOURCE]["queryParams"]["options"]
+            in config["sources"][benchpeer.VECTOR_SOURCE + "_40"]["queryParams"]["options"]
         )
+        assert {tool["source"] for tool in config["tools"].values()} == set(config["sources"])
         # A get call through the peer's statement returns the row the floor returns.
         case, tool, arguments = next(item for item in plan if item[0].mode == "get")
         rows = (

@@ -63,6 +63,7 @@ class Command(BaseCommand):
             "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
             "calls_per_mode": options["calls"],
             "embedding": workload.embedding_figures(),
+            "interpretation": workload.interpretation_figures(),
             "series": [],
         }
         # The floor's ef_search: the lowest that reaches FLOOR_RECALL on this database.
@@ -72,7 +73,7 @@ class Command(BaseCommand):
             report["ef_sweep"] = benchfloor.ef_sweep(floor_conn, vectors, workload.FILTER_MIX)
         finally:
             floor_conn.close()
-        ef = report["floor_ef_search"] = benchfloor.lowest_ef(report["ef_sweep"])
+        ef = report["floor_ef_search"] = benchfloor.lowest_efs(report["ef_sweep"])
         server = None
         url = options["url"]
         log_dir = Path(tempfile.mkdtemp(prefix="bench-server-"))
@@ -161,6 +162,9 @@ def render(report: dict[str, Any]) -> str:
         f"embedding ({report['embedding']['embedder']}): miss p50 "
         f"{report['embedding']['miss_p50_ms']} ms, "
         f"cache hit p50 {report['embedding']['hit_p50_ms']} ms",
+        f"interpretation (the request read into filters, {report['interpretation']['requests']} "
+        f"requests): p50 {report['interpretation']['p50_ms']} ms, "
+        f"p90 {report['interpretation']['p90_ms']} ms",
         "",
         f"{'mode':16} {'way':16} {'conc':>4} {'calls':>6} {'err':>4} {'p50 ms':>8} "
         f"{'p90 ms':>8} {'p99 ms':>8} {'calls/s':>8}",
@@ -173,8 +177,13 @@ def render(report: dict[str, Any]) -> str:
     lines += [
         "",
         "raw_sql = our statements replayed; floor = the best SQL for the same answer "
-        f"(vector: HNSW at ef_search {report.get('floor_ef_search')}, the lowest reaching "
-        f"recall@10 {benchfloor.FLOOR_RECALL}; floor_exact: the exact scan)",
+        f"(vector: HNSW at the lowest ef_search reaching recall@10 {benchfloor.FLOOR_RECALL} "
+        "for the call's filter, the exact scan where none does; floor_exact: the exact scan)",
+        "floor's ef_search per filter: "
+        + "; ".join(
+            f"{key} {'exact' if ef is None else ef}"
+            for key, ef in (report.get("floor_ef_search") or {}).items()
+        ),
         f"{'mode':16} {'conc':>4} {'function/raw':>13} {'mcp/raw':>8} {'raw/floor':>10} "
         f"{'mcp/floor':>10}",
     ]
@@ -187,7 +196,8 @@ def render(report: dict[str, Any]) -> str:
     if report.get("ef_sweep"):
         lines += [
             "",
-            "recall@10 of the HNSW scan against the exact scan, the benchmark's queries x filters",
+            "recall@10 (by distance) of the HNSW scan against the exact scan, "
+            "the benchmark's queries x filters",
             f"{'ef_search':>9} {'recall mean':>12} {'worst filter':>13} {'p50 ms':>8}",
         ]
         for r in report["ef_sweep"]:
