@@ -30,8 +30,17 @@ def rrf_fuse(*ranked_lists: list[int], k: int = RRF_K) -> list[tuple[int, float,
 TEXT_SKIPPED = "fulltext_skipped"
 
 
-def _has_cyrillic(text: str) -> bool:
-    return any("\u0400" <= ch <= "\u04ff" for ch in text)
+RUSSIAN_ONLY_LETTERS = frozenset("ыэъёЫЭЪЁ")
+UKRAINIAN_ONLY_LETTERS = frozenset("іїєґІЇЄҐ")
+
+
+def _in_listings_script(text: str) -> bool:
+    """Whether the request is written as the listings are: Cyrillic, and not Russian (a
+    Russian-only letter, ы э ъ ё, with none of the Ukrainian-only і ї є ґ)."""
+    letters = set(text)
+    if not any("\u0400" <= ch <= "\u04ff" for ch in letters):
+        return False
+    return not (letters & RUSSIAN_ONLY_LETTERS) or bool(letters & UKRAINIAN_ONLY_LETTERS)
 
 
 @understood()
@@ -45,8 +54,9 @@ def hybrid_search(
 ) -> SearchPage:
     """Semantic and full-text results fused by Reciprocal Rank Fusion (k = 60).
 
-    When no listing has every word and the request has no Cyrillic letter, the any-word
-    text side is left out (filters.fulltext_mode 'fulltext_skipped'): semantic ranks alone.
+    When no listing has every word and the request is not written in the listings' script
+    (Latin letters, or Russian), the any-word text side is left out
+    (filters.fulltext_mode 'fulltext_skipped'): semantic ranks alone.
     """
     text = query
     parsed = _resolved(filters)
@@ -56,11 +66,12 @@ def hybrid_search(
     # A sentence rarely has every word in one listing; scanning for substrings instead would
     # read the whole table for a weak signal, so the text side falls back to any word.
     text_qs, _, text_mode = _text_ranked(text, parsed, "relevance", any_word_fallback=True)
-    if text_mode == "fulltext_any_word" and not _has_cyrillic(text):
-        # A Latin-script request ("flat with a park view") against Ukrainian listings: any
-        # one of its words matches by chance ("a", "view" in a URL-like title), and fusing
-        # that list only pushes the semantic ranking's good answers down. bench_quality's
-        # English slice lost to semantic alone this way.
+    if text_mode == "fulltext_any_word" and not _in_listings_script(text):
+        # A Latin-script or Russian request ("flat with a park view", "можно с домашними
+        # животными") against Ukrainian listings: any one of its words matches by chance
+        # ("a", "с", "view" in a URL-like title), and fusing that list only pushes the
+        # semantic ranking's good answers down. bench_quality's English and Russian slices
+        # lost to semantic alone this way.
         text_mode, text_ids = TEXT_SKIPPED, []
     else:
         with _database():

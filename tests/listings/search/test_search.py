@@ -554,3 +554,21 @@ def test_hybrid_leaves_out_a_latin_request_s_any_word_text_side():
     assert page.listings and not any(card.fulltext_rank for card in page.listings)
     semantic = search.semantic_search(query="with a park view", limit=10, interpret=False)
     assert [c.id for c in page.listings] == [c.id for c in semantic.listings]
+
+
+@pytest.mark.parametrize(
+    ("query", "skipped"),
+    [
+        ("можно с домашними животными", True),  # Russian: ы
+        ("квартира с видом на парк, этаж любой", True),  # Russian: э
+        ("можна з домашніми тваринами", False),  # Ukrainian: і
+        ("квартира сім'ї з балконом", False),
+    ],
+)
+def test_hybrid_leaves_out_the_any_word_side_of_a_russian_request_only(query, skipped):
+    from listings.search.hybrid import TEXT_SKIPPED, _in_listings_script
+
+    assert _in_listings_script(query) is not skipped
+    page = search.hybrid_search(query=query, limit=10, interpret=False)
+    if page.filters["fulltext_mode"] == "fulltext_any_word" or skipped:
+        assert (page.filters["fulltext_mode"] == TEXT_SKIPPED) is skipped
