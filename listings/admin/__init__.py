@@ -47,7 +47,6 @@ from .formatting import (
 from .listing import (
     EMPTY_EMBEDDING_NOTE,
     ILIKE_FALLBACK_NOTE,
-    MANY_MATCHES_NOTE,
     NEIGHBOURS_FAILED,
     NEIGHBOURS_LIMIT,
     NO_EMBEDDING_NOTE,
@@ -80,7 +79,6 @@ __all__ = [
     "EMPTY_EMBEDDING_NOTE",
     "ILIKE_FALLBACK_NOTE",
     "LIST_FIELDS",
-    "MANY_MATCHES_NOTE",
     "NBSP",
     "NEIGHBOURS_FAILED",
     "NEIGHBOURS_LIMIT",

@@ -55,12 +55,6 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 SEARCH_FAILED = "Пошук не виконано: {message}"
 
 
-MANY_MATCHES_NOTE = (
-    "Збігів дуже багато, тому їх показано від найновіших, а не за релевантністю; уточніть "
-    "пошук або скористайтеся фільтрами."
-)
-
-
 ILIKE_FALLBACK_NOTE = (
     "Повнотекстовий пошук нічого не знайшов, тому показано оголошення, де ці слова "
     "трапляються як частина тексту (заголовок, опис, адреса)."
@@ -293,11 +287,7 @@ class PropertyListingAdmin(ReadOnlyAdmin):
             messages.error(request, SEARCH_FAILED.format(message=exc.message))
             return queryset.none(), False
         if mode == "fulltext" and ORDER_VAR not in request.GET:
-            if search.estimated_count(found) <= settings.FTS_RANK_CANDIDATES:
-                found = found.sorted_by("relevance")
-            else:
-                # Ranking every match of a word found in most listings would read each one.
-                messages.info(request, MANY_MATCHES_NOTE)
+            found = search.by_relevance(found, query=search_term)
         elif mode == "ilike_fallback":
             messages.info(request, ILIKE_FALLBACK_NOTE)
         return found, False

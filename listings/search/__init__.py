@@ -82,6 +82,7 @@ from .text import (
     _text_ranked,
     _text_search_query,
     _words,
+    by_relevance,
     fulltext_queryset,
     fulltext_search,
 )
@@ -169,6 +170,7 @@ __all__ = [
     "_vector_page",
     "_vocabulary_sql",
     "_words",
+    "by_relevance",
     "capped_count",
     "collect_timings",
     "estimated_count",

@@ -10,7 +10,7 @@ import cachetools
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connections, transaction
-from django.db.models import F, IntegerField, Subquery
+from django.db.models import Case, F, FloatField, IntegerField, Q, Subquery, Value, When
 
 from .. import capabilities, vectorplan
 from ..filters import Filters
@@ -91,14 +91,39 @@ def fulltext_queryset(
     return _matching_text(query, base if base is not None else PropertyListing.objects.all())
 
 
+def _rank_candidates(matched: Any) -> Subquery:
+    """The ids relevance ranks: the FTS_RANK_CANDIDATES newest matches. ts_rank_cd reads
+    every candidate's tsvector, and a word in most listings would otherwise rank the whole
+    table for one page."""
+    return Subquery(matched.order_by("-id").values("id")[: settings.FTS_RANK_CANDIDATES])
+
+
+def _rank(query: SearchQuery) -> SearchRank:
+    return SearchRank(F("search_vector"), query, cover_density=True)
+
+
+def by_relevance(matched: PropertyListingQuerySet, *, query: Query) -> PropertyListingQuerySet:
+    """Every full-text match of `query` (fulltext_queryset's), in fulltext_search's order:
+    its ranked candidates first, as it ranks them, then the other matches newest first
+    (rank 0). For callers that page through all matches (the admin)."""
+    candidate = Q(id__in=_rank_candidates(matched))
+    return matched.annotate(
+        rank=Case(
+            When(candidate, then=_rank(_fts_query(query))),
+            default=Value(0.0),
+            output_field=FloatField(),
+        ),
+        ranked_id=Case(When(candidate, then=F("id"))),
+    ).order_by(F("rank").desc(), F("ranked_id").asc(nulls_last=True), "-id")
+
+
 def _text_ranked(
     text: str, filters: Filters, sort_by: str, *, any_word_fallback: bool = False
 ) -> tuple[Any, Any, str]:
     """(the page queryset, the queryset to count, mode) for a text query.
 
     Full text when anything matches, else the ILIKE fallback. Relevance ranks at most the
-    FTS_RANK_CANDIDATES newest matches: ts_rank_cd reads every candidate's tsvector, and a
-    word in most listings would otherwise rank the whole table for one page.
+    FTS_RANK_CANDIDATES newest matches (_rank_candidates).
     """
     matched, mode = _matching_text(
         text,
@@ -109,9 +134,8 @@ def _text_ranked(
     query = _text_search_query(text, mode)
     if query is not None:
         if sort_by == "relevance":
-            newest = matched.order_by("-id").values("id")[: settings.FTS_RANK_CANDIDATES]
-            qs = PropertyListing.objects.filter(id__in=Subquery(newest)).annotate(
-                rank=SearchRank(F("search_vector"), query, cover_density=True)
+            qs = PropertyListing.objects.filter(id__in=_rank_candidates(matched)).annotate(
+                rank=_rank(query)
             )
         qs = qs.with_headline(query, _fts_config())
     elif sort_by == "relevance":
