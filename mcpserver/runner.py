@@ -129,4 +129,4 @@ def _count(tool: str, timings: Timings) -> None:
         cache = "hit" if timings.embedding_cache_hit else "miss"
         metrics.EMBEDDING_CACHE.labels(cache).inc()
         metrics.EMBEDDING_DURATION.labels(cache).observe(timings.embedding_ms / 1000)
-    metrics.update_pool_gauges()
+    metrics.update_pool_gauges(now=False)

@@ -57,6 +57,14 @@ def listings_pool() -> Any:
     return getattr(connections[LISTINGS_ALIAS], "pool", None)
 
 
+def open_listings_pool() -> Any:
+    """The listings alias's pool if one was made, else None; without making a database
+    wrapper (on the event loop's thread each request would get a new one) or a pool."""
+    from django.db.backends.postgresql.base import DatabaseWrapper
+
+    return getattr(DatabaseWrapper, "_connection_pools", {}).get(LISTINGS_ALIAS)
+
+
 def close_listings_pool() -> None:
     """Close the listings alias's pool (its connections and its connecting workers)."""
     from django.db import connections

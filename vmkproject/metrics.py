@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 from prometheus_client import (
@@ -84,14 +85,22 @@ def process_exited() -> None:
         multiprocess.mark_process_dead(os.getpid())
 
 
-def update_pool_gauges() -> None:
-    from django.db import connections
+# Tool calls refresh the pool gauges at most this often (a scrape always does).
+POOL_GAUGES_EVERY_SEC = 1.0
+_gauges_at = -POOL_GAUGES_EVERY_SEC
 
-    from vmkproject.routers import LISTINGS_ALIAS
 
-    wrapper = connections[LISTINGS_ALIAS]
-    # Only an open pool: asking Django for `pool` would create one.
-    pool = getattr(wrapper, "_connection_pools", {}).get(wrapper.alias)
+def update_pool_gauges(*, now: bool = True) -> None:
+    """Set the listings pool's gauges from its statistics; with now=False (after a tool
+    call) only when POOL_GAUGES_EVERY_SEC have passed since the last time."""
+    global _gauges_at
+    moment = time.monotonic()
+    if not now and moment - _gauges_at < POOL_GAUGES_EVERY_SEC:
+        return
+    _gauges_at = moment
+    from vmkproject.db import open_listings_pool
+
+    pool = open_listings_pool()
     if pool is None:
         return
     stats = pool.get_stats()
