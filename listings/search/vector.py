@@ -138,12 +138,23 @@ def _neighbours(
     loses recall. Otherwise the HNSW index ranks them, with iterative scans so the page still
     fills; should the scan stop short of a full page anyway, the exact scan runs instead.
     """
-    base = _filtered(filters).with_embedding()
+
+    def ranking(listings: PropertyListingQuerySet) -> PropertyListingQuerySet:
+        if exclude_id is not None:
+            listings = listings.exclude(id=exclude_id)
+        ranked = listings.nearest(vector)
+        if min_similarity is not None:
+            ranked = ranked.filter(distance__lte=1.0 - min_similarity)
+        return ranked
+
+    filtered = _filtered(filters)
+    base = filtered.with_embedding()
     if exclude_id is not None:
         base = base.exclude(id=exclude_id)
-    ranked = base.nearest(vector)
-    if min_similarity is not None:
-        ranked = ranked.filter(distance__lte=1.0 - min_similarity)
+    ranked = ranking(filtered.with_embedding())
+    # The HNSW index (cosine) holds no NULL and no all-zero vector, so its scan needs no
+    # norm check: computing each candidate's norm took 4 of its 10 ms at 100 000 listings.
+    on_index = ranking(filtered.filter(embedding__isnull=False))
     rows: list[Any] | None = None
     total, exact = 0, False
     path, sort_off = EXACT_PATH, False
@@ -158,11 +169,12 @@ def _neighbours(
             ef_search = _ef_search_for(estimate)
             _set_vector_search_options(ef_search)
             sort_off = True
-            page = ranked.with_metric(vector, metric).cards()[:count]
+            page = on_index.with_metric(vector, metric).cards()[:count]
             thresholds = (min_similarity is None, exclude_id is None)
             shape = (*filters.active(), metric, *thresholds, ef_search)
             if not vectorplan.plan_uses(page, hnsw, shape):
                 path = EXACT_PATH  # the planner ranks these by a scan: exact all the same
+                page = ranked.with_metric(vector, metric).cards()[:count]
             rows = list(page)
             if len(rows) < count:
                 rows = None  # too few for a full page: only an exact scan can tell why
