@@ -572,3 +572,35 @@ def test_hybrid_leaves_out_the_any_word_side_of_a_russian_request_only(query, sk
     page = search.hybrid_search(query=query, limit=10, interpret=False)
     if page.filters["fulltext_mode"] == "fulltext_any_word" or skipped:
         assert (page.filters["fulltext_mode"] == TEXT_SKIPPED) is skipped
+
+
+def test_an_estimate_near_the_exact_limit_is_counted_before_the_path_is_chosen(
+    settings, monkeypatch
+):
+    # The planner misjudges some filters (prices across currencies: 5 560 estimated for
+    # 19 993 at 100 000 listings); near EXACT_VECTOR_SEARCH_MAX_ROWS the rows are counted.
+    from listings import vectorplan
+    from listings.search import vector
+
+    filters = {"deal_type": "sale"}
+    kept = PropertyListing.objects.filter(
+        deal_type="sale", listing_status="active", embedding__isnull=False
+    ).count()
+    settings.EXACT_VECTOR_SEARCH_MAX_ROWS = kept - 1  # the truth: more than the limit
+    monkeypatch.setattr(vector, "estimated_count", lambda qs: kept // 2)  # the planner: fewer
+    vectorplan.forget_plans()
+    with connections["listings"].cursor() as cursor:
+        cursor.execute("SET enable_seqscan = off")  # 3 000 rows: take the index, as at scale
+    try:
+        page = search.semantic_search(query=QUERY, filters=filters, limit=10)
+        assert page.index_used == search.HNSW_INDEX  # counted: too many for the exact scan
+        assert page.total >= kept and not page.total_exact
+        monkeypatch.setattr(vector, "estimated_count", lambda qs: kept // 10)  # far below
+        vectorplan.forget_plans()
+        page = search.semantic_search(query=QUERY, filters=filters, limit=10)
+        assert page.index_used == search.EXACT_PATH  # trusted, not counted
+        assert (page.total, page.total_exact) == (kept, True)
+    finally:
+        with connections["listings"].cursor() as cursor:
+            cursor.execute("RESET enable_seqscan")
+        vectorplan.forget_plans()
