@@ -192,13 +192,19 @@ def raw_get(conn: psycopg.Connection, listing_id: int) -> int:
 
 
 def raw_stats(conn: psycopg.Connection, filters: dict[str, Any]) -> int:
+    """The figures listing_stats gives per city, in one statement: the count, the priced
+    count, the prices left out, min, median, max and mean price, the median per m²."""
     where, params = _where(filters)
     rates = settings.EXCHANGE_RATES
     case = " ".join(f"WHEN '{code}' THEN l.price::float8 / {rate}" for code, rate in rates.items())
     rows = conn.execute(
-        f"SELECT l.city, count(*), min(p), percentile_cont(0.5) WITHIN GROUP (ORDER BY p), "  # noqa: S608
-        f"max(p) FROM (SELECT l.*, CASE l.currency {case} END AS p FROM property_listings l) l "
-        f"WHERE {where} GROUP BY l.city ORDER BY 2 DESC LIMIT 100",
+        "SELECT l.city, count(*), count(p), "  # noqa: S608
+        "count(*) FILTER (WHERE p IS NULL AND l.price IS NOT NULL), min(p), "
+        "percentile_cont(0.5) WITHIN GROUP (ORDER BY p), max(p), avg(p), "
+        "percentile_cont(0.5) WITHIN GROUP (ORDER BY p / l.total_area) "
+        "FILTER (WHERE p IS NOT NULL AND l.total_area > 0) "
+        f"FROM (SELECT l.*, CASE l.currency {case} END AS p FROM property_listings l) l "
+        f"WHERE {where} GROUP BY l.city ORDER BY 2 DESC LIMIT 101",
         params,
     ).fetchall()
     return len(rows)
