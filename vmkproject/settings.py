@@ -150,7 +150,7 @@ if any(code not in EXCHANGE_RATES for code in CURRENCY_ALIASES.values()):
 DEFAULT_CURRENCY: str = env.str("DEFAULT_CURRENCY", default="").strip().upper()
 if DEFAULT_CURRENCY and DEFAULT_CURRENCY not in EXCHANGE_RATES:
     raise ImproperlyConfigured("DEFAULT_CURRENCY must be empty or one of the EXCHANGE_RATES codes")
-HNSW_EF_SEARCH: int = env.int("HNSW_EF_SEARCH", default=200)
+HNSW_EF_SEARCH: int = env.int("HNSW_EF_SEARCH", default=400)
 # A filter the planner expects to keep less than this share of the listings searches the
 # graph wider (hnsw.ef_search = HNSW_EF_SEARCH_SELECTIVE): recall drops under such filters.
 HNSW_SELECTIVE_SHARE: float = env.float("HNSW_SELECTIVE_SHARE", default=0.25)
