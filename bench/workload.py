@@ -324,7 +324,7 @@ def _case(
     """A case whose search function and MCP tool do the same work: the tool gets the
     function's `arguments`, with the agents' defaults that the function does not have
     (reading the query into filters, collapsing duplicates) turned off, so that both send
-    the same statements for the same answer. `interpretation_cost` times the reading."""
+    the same statements for the same answer. interpretation_figures times the reading."""
     tool_arguments = arguments | AS_THE_FUNCTION.get(tool, {})
     return Case(mode, raw, partial(function, **arguments), tool, tool_arguments)
 

@@ -69,7 +69,6 @@ def close_listings_pool() -> None:
     """Close the listings alias's pool (its connections and its connecting workers)."""
     from django.db import connections
 
-    wrapper = connections[LISTINGS_ALIAS]
     # Only an open pool: asking Django for `pool` would create one.
-    if wrapper.alias in getattr(wrapper, "_connection_pools", {}):
-        cast(Any, wrapper).close_pool()
+    if open_listings_pool() is not None:
+        cast(Any, connections[LISTINGS_ALIAS]).close_pool()

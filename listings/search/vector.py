@@ -140,23 +140,19 @@ def _neighbours(
     """
 
     def ranking(listings: PropertyListingQuerySet) -> PropertyListingQuerySet:
-        if exclude_id is not None:
-            listings = listings.exclude(id=exclude_id)
         ranked = listings.nearest(vector)
         if min_similarity is not None:
             ranked = ranked.filter(distance__lte=1.0 - min_similarity)
         return ranked
 
     filtered = _filtered(filters)
-    base = filtered.with_embedding()
-    countable = filtered.filter(embedding__isnull=False)
     if exclude_id is not None:
-        base = base.exclude(id=exclude_id)
-        countable = countable.exclude(id=exclude_id)
-    ranked = ranking(filtered.with_embedding())
+        filtered = filtered.exclude(id=exclude_id)
+    base = filtered.with_embedding()
     # The HNSW index (cosine) holds no NULL and no all-zero vector, so its scan needs no
     # norm check: computing each candidate's norm took 4 of its 10 ms at 100 000 listings.
-    on_index = ranking(filtered.filter(embedding__isnull=False))
+    countable = filtered.filter(embedding__isnull=False)
+    ranked, on_index = ranking(base), ranking(countable)
     rows: list[Any] | None = None
     total, exact = 0, False
     path, sort_off = EXACT_PATH, False
