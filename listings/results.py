@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any, Literal
 
@@ -71,13 +72,19 @@ def _json_bytes(ch: str) -> int:
     return len(ch.encode("utf-8", "surrogatepass"))
 
 
+def _json_size(text: str) -> int:
+    """The bytes of `text` as a compact UTF-8 JSON string, without its quotes."""
+    return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass")) - 2
+
+
 def bound_text(text: str | None, limit: int) -> tuple[str | None, bool]:
     """`text` cut to `limit` characters and 2 × `limit` JSON bytes (with «…»), and whether
     it was cut."""
     if text is None:
         return None, False
     budget = 2 * limit
-    if len(text) <= limit and sum(_json_bytes(ch) for ch in text) <= budget:
+    # Most texts fit: measured by the C encoder at once (per character it was 14 % of a get).
+    if len(text) <= limit and _json_size(text) <= budget:
         return text, False
     budget -= _json_bytes(TRUNCATION_MARK)
     kept = []

@@ -75,13 +75,14 @@ def _card(listing: PropertyListing, **scores: Any) -> ListingCard:
 def get_listing(*, listing_id: ListingId) -> ListingDetail:
     """The full card of one listing, any status; service columns never appear."""
     with _database():
-        listing = (
+        # [:1], not first(): an id is one listing, and first()'s ORDER BY id costs a compile.
+        found = (
             PropertyListing.objects.select_related("property_type")
             .defer("embedding", "search_vector", "raw_data_id", "created_at", "updated_at")
             .with_has_embedding()
-            .filter(id=listing_id)
-            .first()
+            .filter(id=listing_id)[:1]
         )
+        listing = next(iter(found), None)
     if listing is None:
         raise NotFound(LISTING_NOT_FOUND.format(listing_id=listing_id))
     data = {
