@@ -18,6 +18,7 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Cast
+from pgvector import Vector
 from pgvector.django import CosineDistance, L2Distance, MaxInnerProduct
 
 if TYPE_CHECKING:
@@ -123,6 +124,17 @@ def enum_condition(column: str, value: str, vocabulary: Vocabulary | None) -> Q:
     return condition
 
 
+class QueryVector(Vector):
+    """A search's query vector, formatted as pgvector's text once: every distance expression
+    built from a list formats its 768 floats again (about 1 ms each, three per search)."""
+
+    def to_text(self) -> str:
+        text: str | None = getattr(self, "_text", None)
+        if text is None:
+            text = self._text = super().to_text()
+        return text
+
+
 class PropertyListingQuerySet(models.QuerySet):
     def filtered(
         self,
@@ -176,7 +188,7 @@ class PropertyListingQuerySet(models.QuerySet):
         """`has_usable_embedding`: whether 'more like this' can start from the listing."""
         return self.annotate(has_usable_embedding=USABLE_EMBEDDING)
 
-    def nearest(self, vector: Sequence[float]) -> PropertyListingQuerySet:
+    def nearest(self, vector: Sequence[float] | Vector) -> PropertyListingQuerySet:
         """Order by cosine distance: the only operator class the HNSW index has.
 
         Callers narrow to with_embedding() first; a listing without one sorts last."""
@@ -184,7 +196,7 @@ class PropertyListingQuerySet(models.QuerySet):
             "distance", "id"
         )
 
-    def with_metric(self, vector: Sequence[float], metric: str) -> PropertyListingQuerySet:
+    def with_metric(self, vector: Sequence[float] | Vector, metric: str) -> PropertyListingQuerySet:
         if metric == "l2":
             return self.annotate(metric_distance=L2Distance("embedding", vector))
         if metric == "inner_product":

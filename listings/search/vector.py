@@ -29,7 +29,7 @@ from ..errors import (
 )
 from ..filters import Filters
 from ..models import PropertyListing
-from ..querysets import PropertyListingQuerySet
+from ..querysets import PropertyListingQuerySet, QueryVector
 from ..results import SearchPage
 from ..runtime import (
     EXACT_PATH,
@@ -139,8 +139,10 @@ def _neighbours(
     fills; should the scan stop short of a full page anyway, the exact scan runs instead.
     """
 
+    encoded = QueryVector(vector)
+
     def ranking(listings: PropertyListingQuerySet) -> PropertyListingQuerySet:
-        ranked = listings.nearest(vector)
+        ranked = listings.nearest(encoded)
         if min_similarity is not None:
             ranked = ranked.filter(distance__lte=1.0 - min_similarity)
         return ranked
@@ -168,12 +170,12 @@ def _neighbours(
             ef_search = _ef_search_for(estimate)
             _set_vector_search_options(ef_search)
             sort_off = True
-            page = on_index.with_metric(vector, metric).cards()[:count]
+            page = on_index.with_metric(encoded, metric).cards()[:count]
             thresholds = (min_similarity is None, exclude_id is None)
             shape = (*filters.active(), metric, *thresholds, ef_search)
             if not vectorplan.plan_uses(page, hnsw, shape):
                 path = EXACT_PATH  # the planner ranks these by a scan: exact all the same
-                page = ranked.with_metric(vector, metric).cards()[:count]
+                page = ranked.with_metric(encoded, metric).cards()[:count]
             rows = list(page)
             if len(rows) < count:
                 rows = None  # too few for a full page: only an exact scan can tell why
@@ -186,7 +188,7 @@ def _neighbours(
                 with connections[LISTINGS].cursor() as cursor:
                     cursor.execute(vectorplan.SORT_ON_SQL)
             path = EXACT_PATH
-            rows, total = _ranked_exactly(ranked, vector, metric, count)
+            rows, total = _ranked_exactly(ranked, encoded, metric, count)
             exact = True
     if not with_total:
         total, exact = 0, False
@@ -216,7 +218,7 @@ def _rows_kept(base: PropertyListingQuerySet, countable: PropertyListingQuerySet
 
 
 def _ranked_exactly(
-    ranked: PropertyListingQuerySet, vector: list[float], metric: str, count: int
+    ranked: PropertyListingQuerySet, vector: QueryVector, metric: str, count: int
 ) -> tuple[list[Any], int]:
     """The `count` nearest rows of `ranked` by exact distance, and how many rows it has.
 
