@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from django.db import connections
 from django.test.utils import CaptureQueriesContext
+from pgvector import Vector
 
 from listings import search
 from listings.models import PropertyListing
@@ -84,3 +85,20 @@ def test_semantic_search_on_the_exact_path_is_two_statements():
     page, sent = statements(lambda: search.semantic_search(query=QUERY, limit=10))
     assert page.index_used == search.EXACT_PATH
     assert len(sent) == 2  # ids ranked and counted in one scan, then their cards
+
+
+@pytest.mark.parametrize("run", [search.semantic_search, search.hybrid_search])
+def test_a_search_formats_its_query_vector_once(run, monkeypatch):
+    """Each distance expression built from a list formats 768 floats again (three per
+    semantic call before QueryVector): the page's statements share one text."""
+    formatted = []
+    original = Vector.to_text
+
+    def counting(vector: Vector) -> str:
+        formatted.append(vector)
+        return original(vector)
+
+    run(query=QUERY, limit=10, filters={"city": "Київ"})  # warm: vocabulary, plans
+    monkeypatch.setattr(Vector, "to_text", counting)
+    run(query=QUERY, limit=10, filters={"city": "Київ"})
+    assert len(formatted) == 1
