@@ -22,12 +22,21 @@ TRANSACTION = ("BEGIN", "COMMIT", "ROLLBACK", "SAVEPOINT", "RELEASE SAVEPOINT")
 
 
 def statements(call):
-    """What `call()` sent, warmed first (vocabulary, capabilities, plans are remembered)."""
+    """What `call()` sent, warmed first (vocabulary, capabilities, plans are remembered).
+
+    The fewer of two counted calls: a remembered fact (embedding progress: 5 s) can expire
+    between the warm-up and a count and be read again once; a statement the path sends is
+    in both."""
     call()
-    with CaptureQueriesContext(connections["listings"]) as captured:
-        result = call()
-    sent = [q["sql"] for q in captured.captured_queries if not q["sql"].startswith(TRANSACTION)]
-    return result, sent
+    counted = []
+    for _ in range(2):
+        with CaptureQueriesContext(connections["listings"]) as captured:
+            result = call()
+        queries = captured.captured_queries
+        counted.append(
+            (result, [q["sql"] for q in queries if not q["sql"].startswith(TRANSACTION)])
+        )
+    return min(counted, key=lambda run: len(run[1]))
 
 
 def test_get_listing_is_one_statement():
