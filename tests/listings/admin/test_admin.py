@@ -407,6 +407,18 @@ def test_changelist_links_to_the_semantic_search_page(staff):
     assert f'href="{SEMANTIC}"' in staff.get(CHANGELIST).content.decode()
 
 
+def test_a_sentence_no_listing_has_every_word_of_links_to_the_search_by_meaning(staff):
+    sentence = "двокімнатна квартира у Львові до 80 тисяч доларів"
+    response = staff.get(CHANGELIST, {"q": sentence})
+    assert response.status_code == 200 and listed_ids(response) == []
+    link = f'href="{SEMANTIC}?mode=hybrid&amp;query={quote(sentence)}"'
+    assert link in response.content.decode()
+    understood = staff.get(SEMANTIC, {"mode": "hybrid", "query": sentence})
+    assert "Зрозуміли" in text(understood) and "Львів" in text(understood)
+    # A search that finds listings is not offered the link.
+    assert "search-by-meaning" not in staff.get(CHANGELIST, {"q": "квартири"}).content.decode()
+
+
 def test_semantic_search_page_shows_scored_results_with_links(staff):
     empty = staff.get(SEMANTIC)
     assert empty.status_code == 200
