@@ -88,10 +88,11 @@ else:
 dbsettings.merge_session_options(_listings_db, _session_options)
 _listings_db["OPTIONS"]["pool"] = _pool_options
 _listings_db["CONN_MAX_AGE"] = 0  # the pool keeps connections; Django must not also
-# With a pool, Django skips its own per-request health check; this makes psycopg_pool check
-# each connection (an empty query, one round trip) before lending it. It stays on: nothing
-# else replaces a connection that died with a database restart (tests/mcpserver/
-# test_db_restart.py fails with it off: the first call after the restart gets a dead one).
+# With a pool, Django skips its own per-request health check; this makes the pool check each
+# connection before lending it (vmkproject.db.check_pooled: a look at the socket of one lent a
+# moment ago, an empty query otherwise). It stays on: nothing else replaces a connection
+# that died with a database restart (tests/mcpserver/test_db_restart.py fails with it off:
+# the first call after the restart gets a dead one).
 _listings_db["CONN_HEALTH_CHECKS"] = True
 # The listings database is used as it is in tests too: no test database is created on it.
 _listings_db["TEST"] = {"MIRROR": "listings"}

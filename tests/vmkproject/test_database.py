@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
+import psycopg
 import pytest
 from django.db import DatabaseError, connections
 from django.db.utils import InternalError
 
 from listings.models import PropertyListing, PropertyType
+from vmkproject import db
 from vmkproject.routers import ListingsWriteRefused
 
 # Model field type → the PostgreSQL types it may be mirrored by.
@@ -178,6 +182,40 @@ def test_connections_are_reused_from_a_pool(listings_db, django_db_blocker):
             listings_db.close()
     assert listings_db.pool is not None
     assert len(pids) <= listings_db.pool.max_size
+
+
+def test_the_pool_lends_a_live_connection_without_a_round_trip_and_a_closed_one_never(
+    listings_db, django_db_blocker
+):
+    """check_pooled: a connection lent again at once is checked on its socket, one idle for
+    longer by an empty query, and one whose backend the server ended is refused."""
+    with django_db_blocker.unblock():
+        pool = listings_db.pool
+        assert pool._check is db.check_pooled  # the backend swapped it in
+        conn = pool.getconn()  # the pool has just checked it
+        try:
+            sent: list[str] = []
+            execute = conn.execute
+            conn.execute = lambda query, *args, **kwargs: (
+                sent.append(query),
+                execute(query, *args, **kwargs),
+            )[1]
+            db.check_pooled(conn)
+            assert sent == []
+            conn._vmk_lent_at -= db.QUIET_CHECK_WITHIN_SEC + 1
+            db.check_pooled(conn)
+            assert sent == [""]
+            with listings_db.cursor() as cursor:
+                cursor.execute("SELECT pg_terminate_backend(%s)", [conn.info.backend_pid])
+                assert cursor.fetchone()[0] is True
+            listings_db.close()
+            deadline = time.monotonic() + 5
+            while not db._readable(conn.fileno()) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            with pytest.raises(psycopg.OperationalError):
+                db.check_pooled(conn)  # lent at once, but the server's farewell is waiting
+        finally:
+            pool.putconn(conn)  # a broken connection is discarded, not pooled again
 
 
 def test_embedded_server_is_reused_across_starts(listings_db):

@@ -13,6 +13,7 @@ import logging
 import os
 from typing import Any
 
+import psycopg_pool
 from django.conf import settings
 from django.db.backends.postgresql import base
 
@@ -40,6 +41,12 @@ class DatabaseWrapper(base.DatabaseWrapper):
     @property
     def pool(self) -> Any:
         pool = super().pool  # type: ignore[misc]
+        # CONN_HEALTH_CHECKS gives the pool psycopg_pool's check (an empty query before each
+        # loan); ours looks at the socket of a connection lent a moment ago instead. Django
+        # passes `check` itself, so it is swapped here; should psycopg_pool rename the
+        # attribute, its own check stays.
+        if getattr(pool, "_check", None) is psycopg_pool.ConnectionPool.check_connection:
+            pool._check = db.check_pooled
         if pool is not None and self.settings_dict.get("REPLICAS"):
             replicas.replica_set(self.alias).attach(pool)
         return pool
