@@ -7,15 +7,21 @@ itself, so both answer with the same SQL), and times our MCP tool and the peer's
 the same SDK client, calls interleaved. The peer cannot embed: a semantic call gets the
 query vector as a parameter (`$n::vector` text), and its source sets the floor's
 `ef_search` (and keeps the planner on the HNSW index) for its whole session.
+
+A third server runs beside them: the bare MCP SDK server of bench.baresdk, sending the
+answer our server gave to each case, recorded just before. It is the protocol's floor for
+that answer in Python: the same SDK, uvicorn and bytes, with no code of ours.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +32,7 @@ import numpy as np
 import psycopg
 from django.conf import settings
 
+from bench import baresdk
 from bench import floor as benchfloor
 from bench import workload as bench
 
@@ -33,6 +40,7 @@ TOOLBOX_PACKAGE = "@toolbox-sdk/server-linux-x64@1.12.0"
 TOOLBOX_BINARY = Path("node_modules/@toolbox-sdk/server-linux-x64/bin/toolbox")
 NPM_MISSING = "npm is not installed: the Toolbox peer is installed from npm."
 TOOLBOX_FAILED = "MCP Toolbox for Databases did not start; see {log}."
+BARE_SDK_FAILED = "The bare MCP SDK server did not start; see {log}."
 VECTOR_SOURCE, EXACT_SOURCE, PLAIN_SOURCE = "vmk_vector", "vmk_exact", "vmk_plain"
 # Hybrid search fuses two statements' results in Python: no one statement is its answer.
 PEERLESS = {"hybrid"}
@@ -248,29 +256,90 @@ class Toolbox:
             self.process.wait(10)
 
 
-async def _interleaved(
-    ours_url: str, peer_url: str, plan: list[tuple[bench.Case, PeerTool, dict[str, Any]]]
-) -> dict[str, dict[str, bench.Series]]:
+async def _recorded_answers(ours_url: str, plan: list[tuple[bench.Case, Any, Any]]) -> list[Any]:
+    """Our server's answer to each case of the plan (untimed), for the bare SDK server."""
     from mcp import Client
 
-    series: dict[str, dict[str, bench.Series]] = {"ours": {}, "toolbox": {}}
-    async with Client(ours_url) as ours, Client(peer_url) as peer:
+    async with Client(ours_url) as ours:
+        return [
+            baresdk.record(await ours.call_tool(case.tool, case.arguments)) for case, *_ in plan
+        ]
+
+
+class BareSdk:
+    """The bare MCP SDK server (bench.baresdk) on a free port, sending `answers`."""
+
+    def __init__(self, answers: list[Any], work_dir: Path, port: int) -> None:
+        config = work_dir / "bare-sdk-answers.json"
+        config.write_text(
+            json.dumps(
+                {
+                    "answers": answers,
+                    "json_response": settings.MCP_JSON_RESPONSE,
+                    "stateless": settings.MCP_STATELESS_HTTP,
+                },
+                ensure_ascii=False,
+            ),
+            encoding="utf-8",
+        )
+        self.url = f"http://127.0.0.1:{port}/mcp"
+        log = work_dir / "bare-sdk.log"
+        self.process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            [sys.executable, "-m", "bench.baresdk", str(config), str(port)],
+            cwd=settings.BASE_DIR,
+            stdout=log.open("w"),
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and self.process.poll() is None:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
+                return
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(BARE_SDK_FAILED.format(log=log))
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+
+
+async def _interleaved(
+    urls: dict[str, str], plan: list[tuple[bench.Case, PeerTool | None, dict[str, Any]]]
+) -> dict[str, dict[str, bench.Series]]:
+    """Each case through every server of `urls` (ours, toolbox, sdk) in a rotating order."""
+    from mcp import Client
+
+    series: dict[str, dict[str, bench.Series]] = {who: {} for who in urls}
+    async with contextlib.AsyncExitStack() as stack:
+        clients = {who: await stack.enter_async_context(Client(url)) for who, url in urls.items()}
+
+        def call_of(who: str, index: int) -> tuple[str, dict[str, Any]] | None:
+            case, tool, arguments = plan[index]
+            if who == "ours":
+                return case.tool, case.arguments
+            if who == "sdk":
+                return baresdk.TOOL, {"key": index}
+            return (tool.name, arguments) if tool is not None else None
+
         # one untimed call each: sessions, pools, prepared statements
-        for client, name, args in (
-            (ours, plan[0][0].tool, plan[0][0].arguments),
-            (peer, plan[0][1].name, plan[0][2]),
-        ):
-            await client.call_tool(name, args)
-        for index, (case, tool, arguments) in enumerate(plan):
-            order = [
-                ("ours", ours, case.tool, case.arguments),
-                ("toolbox", peer, tool.name, arguments),
-            ]
-            if index % 2:
-                order.reverse()
-            for who, client, name, args in order:
+        for who, client in clients.items():
+            first = next(c for i in range(len(plan)) if (c := call_of(who, i)) is not None)
+            await client.call_tool(*first)
+        names = list(urls)
+        for index, (case, _, _) in enumerate(plan):
+            turn = index % len(names)
+            for who in names[turn:] + names[:turn]:
+                call = call_of(who, index)
+                if call is None:
+                    continue
                 started = time.perf_counter()
-                result = await client.call_tool(name, args)
+                result = await clients[who].call_tool(*call)
                 elapsed = (time.perf_counter() - started) * 1000
                 item = series[who].setdefault(case.mode, bench.Series(case.mode, f"mcp_{who}", 1))
                 item.latencies_ms.append(elapsed)
@@ -281,37 +350,45 @@ async def _interleaved(
 def run_peer(
     ours_url: str, cases: list[bench.Case], efs: benchfloor.Efs, work_dir: Path
 ) -> dict[str, Any]:
-    """Our MCP tools and the Toolbox peer over the same cases, interleaved, concurrency 1."""
+    """Our MCP tools, the Toolbox peer and the bare SDK server sending our answers, over the
+    same cases, interleaved, concurrency 1."""
     from bench.localserver import free_port
 
     binary = toolbox_binary(Path(settings.DATA_DIR))
     conn = bench.raw_connection()
     try:
-        tools, plan = peer_tools(cases, conn, efs)
+        tools, peer_plan = peer_tools(cases, conn, efs)
         config = work_dir / "tools.yaml"
         config.write_text(tools_yaml(tools, conn), encoding="utf-8")
     finally:
         conn.close()
+    by_case = {id(case): (tool, arguments) for case, tool, arguments in peer_plan}
+    plan = [(case, *by_case.get(id(case), (None, {}))) for case in cases]
+    answers = asyncio.run(_recorded_answers(ours_url, plan))
     toolbox = Toolbox(binary, config, free_port(), work_dir / "toolbox.log")
     try:
-        series = asyncio.run(_interleaved(ours_url, toolbox.url, plan))
+        bare = BareSdk(answers, work_dir, free_port())
+        try:
+            urls = {"ours": ours_url, "toolbox": toolbox.url, "sdk": bare.url}
+            series = asyncio.run(_interleaved(urls, plan))
+        finally:
+            bare.stop()
     finally:
         toolbox.stop()
     rows = []
     for mode, ours in sorted(series["ours"].items()):
-        peer = series["toolbox"].get(mode)
         ours_p50 = ours.summary()["p50_ms"]
-        peer_p50 = peer.summary()["p50_ms"] if peer else None
-        rows.append(
-            {
-                "mode": mode,
-                "ours_p50_ms": ours_p50,
-                "toolbox_p50_ms": peer_p50,
-                "ours_over_toolbox_p50": round(ours_p50 / peer_p50, 2) if peer_p50 else None,
-                "toolbox_errors": peer.errors if peer else None,
-                "note": "toolbox gets the query vector as a parameter (it cannot embed)"
-                if mode in {"semantic", "similar"}
-                else "",
-            }
+        row: dict[str, Any] = {"mode": mode, "ours_p50_ms": ours_p50}
+        for who in ("toolbox", "sdk"):
+            other = series[who].get(mode)
+            p50 = other.summary()["p50_ms"] if other else None
+            row[f"{who}_p50_ms"] = p50
+            row[f"ours_over_{who}_p50"] = round(ours_p50 / p50, 2) if p50 else None
+            row[f"{who}_errors"] = other.errors if other else None
+        row["note"] = (
+            "toolbox gets the query vector as a parameter (it cannot embed)"
+            if mode in {"semantic", "similar"}
+            else ""
         )
+        rows.append(row)
     return {"tools": len(tools), "rows": rows}

@@ -50,3 +50,32 @@ def test_every_peer_statement_prepares_on_the_database_and_answers_like_the_floo
         assert len(rows) == benchfloor.floors_of(case, 40)[0][1](conn) == 1
     finally:
         conn.close()
+
+
+def test_the_bare_sdk_server_sends_the_answer_it_was_given(tmp_path):
+    import asyncio
+
+    from mcp import Client
+    from mcp_types import CallToolResult, TextContent
+
+    from bench.baresdk import TOOL, record
+    from bench.localserver import free_port
+
+    card = {"id": 7, "title": "Квартира біля метро", "price": 55000.0, "currency": "USD"}
+    given = CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(card, ensure_ascii=False))],
+        structured_content=card,
+    )
+    other = CallToolResult(content=[TextContent(type="text", text="{}")], structured_content={})
+    bare = benchpeer.BareSdk([record(other), record(given)], tmp_path, free_port())
+
+    async def call() -> CallToolResult:
+        async with Client(bare.url) as client:
+            return await client.call_tool(TOOL, {"key": 1})
+
+    try:
+        got = asyncio.run(call())
+    finally:
+        bare.stop()
+    assert got.structured_content == card
+    assert [block.text for block in got.content] == [given.content[0].text]

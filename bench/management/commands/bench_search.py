@@ -46,7 +46,8 @@ class Command(BaseCommand):
             choices=["toolbox"],
             default="",
             help="also time MCP Toolbox for Databases (installed from npm under the data "
-            "directory) running the same statements, interleaved with our MCP calls",
+            "directory) running the same statements, and a bare MCP SDK server sending our "
+            "recorded answers, interleaved with our MCP calls",
         )
         add_out_argument(parser)
 
@@ -208,15 +209,19 @@ def render(report: dict[str, Any]) -> str:
     if report.get("peer"):
         lines += [
             "",
-            "ours and MCP Toolbox for Databases (postgres-sql tools running the floor's "
+            "ours, MCP Toolbox for Databases (postgres-sql tools running the floor's "
             "statement; semantic and similar get the query vector as a parameter, it cannot "
-            "embed), one SDK client, calls interleaved, concurrency 1",
-            f"{'mode':16} {'ours p50':>9} {'toolbox':>8} {'ours/toolbox':>13}",
+            "embed) and a bare MCP SDK server sending our recorded answer (no database, no "
+            "code of ours: the protocol's own cost), one SDK client, calls interleaved, "
+            "concurrency 1",
+            f"{'mode':16} {'ours p50':>9} {'toolbox':>8} {'ours/toolbox':>13} {'sdk':>6} "
+            f"{'ours/sdk':>9}",
         ]
         for r in report["peer"]["rows"]:
             lines.append(
                 f"{r['mode']:16} {r['ours_p50_ms']:>9} {r['toolbox_p50_ms']!s:>8} "
-                f"{r['ours_over_toolbox_p50']!s:>13}"
+                f"{r['ours_over_toolbox_p50']!s:>13} {r.get('sdk_p50_ms')!s:>6} "
+                f"{r.get('ours_over_sdk_p50')!s:>9}"
             )
     mcp_costs = {r["mode"]: r for r in report.get("mcp_per_call") or []}
     if report.get("per_call"):
