@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..compiled import CompiledQuery
 from ..errors import LISTING_NOT_FOUND, NotFound
 from ..models import PropertyListing
 from ..results import (
@@ -15,7 +16,7 @@ from ..results import (
     bound_fields,
     bound_text,
 )
-from ..runtime import SNIPPET_CHARS, _database, _timing
+from ..runtime import LISTINGS, SNIPPET_CHARS, _database, _timing
 from ..types import ListingId, checked
 
 
@@ -71,27 +72,48 @@ def _card(listing: PropertyListing, **scores: Any) -> ListingCard:
     )
 
 
+def _listing_by_id(listing_id: Any) -> Any:
+    # [:1], not first(): an id is one listing, and first()'s ORDER BY id costs a compile.
+    return (
+        PropertyListing.objects.select_related("property_type")
+        .defer("embedding", "search_vector", "raw_data_id", "created_at", "updated_at")
+        .with_has_embedding()
+        .filter(id=listing_id)[:1]
+    )
+
+
+# Compiled once per alias: building and compiling cost more than the lookup itself.
+_BY_ID = CompiledQuery(_listing_by_id)
+
+
+def _detail_fields(listing_id: int) -> dict[str, Any] | None:
+    """The listing's ListingDetail fields from the database, or None when there is none."""
+    rows = _BY_ID.rows(listing_id, LISTINGS)
+    if rows is not None:
+        if not rows:
+            return None
+        row = rows[0]
+        data = {name: row[name] for name in ListingDetail.model_fields if name in row}
+        data["property_type"] = row.get("property_type__name")
+        data["has_embedding"] = bool(row["has_usable_embedding"])
+        return data
+    listing = next(iter(_listing_by_id(listing_id)), None)  # the ORM's way, if not compiled
+    if listing is None:
+        return None
+    fields = ListingDetail.model_fields
+    data = {name: getattr(listing, name) for name in fields if hasattr(listing, name)}
+    data["property_type"] = listing.property_type.name if listing.property_type else None
+    data["has_embedding"] = bool(listing.has_usable_embedding)
+    return data
+
+
 @checked
 def get_listing(*, listing_id: ListingId) -> ListingDetail:
     """The full card of one listing, any status; service columns never appear."""
     with _database():
-        # [:1], not first(): an id is one listing, and first()'s ORDER BY id costs a compile.
-        found = (
-            PropertyListing.objects.select_related("property_type")
-            .defer("embedding", "search_vector", "raw_data_id", "created_at", "updated_at")
-            .with_has_embedding()
-            .filter(id=listing_id)[:1]
-        )
-        listing = next(iter(found), None)
-    if listing is None:
+        data = _detail_fields(listing_id)
+    if data is None:
         raise NotFound(LISTING_NOT_FOUND.format(listing_id=listing_id))
-    data = {
-        name: getattr(listing, name)
-        for name in ListingDetail.model_fields
-        if hasattr(listing, name)
-    }
-    data["property_type"] = listing.property_type.name if listing.property_type else None
-    data["has_embedding"] = bool(listing.has_usable_embedding)
     data["truncated_fields"] = bound_fields(data, DETAIL_TEXT_LIMITS, DETAIL_SHORT_TEXT_LIMIT)
     _timing().rows = 1
     return ListingDetail.model_validate(data)
