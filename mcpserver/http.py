@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
@@ -31,6 +32,9 @@ BEARER_NOT_VALID = (
     "check the token this server was configured with."
 )
 FORBIDDEN_CODE = "forbidden"
+# zlib level for /mcp answers. A 10-card page (22 282 bytes) is 4 446 bytes at 3 in 0.06 ms,
+# 4 087 at 9 in 0.17 ms; a 50-card page 8 938 at 3 in 0.15 ms, 7 671 at 9 in 1.2 ms.
+GZIP_LEVEL = 3
 
 
 async def _oauth_in_use() -> bool:
@@ -200,7 +204,12 @@ def _ensure_transport() -> None:
 
 def mcp_routes() -> list[Route]:
     _ensure_transport()
-    endpoint = AuthenticatedMCP(HttpFixes(StreamableHTTPASGIApp(mcp.session_manager)))
+    endpoint: Any = AuthenticatedMCP(HttpFixes(StreamableHTTPASGIApp(mcp.session_manager)))
+    if settings.MCP_GZIP_MIN_BYTES:
+        # JSON answers only: the middleware leaves SSE streams (text/event-stream) alone.
+        endpoint = GZipMiddleware(
+            endpoint, minimum_size=settings.MCP_GZIP_MIN_BYTES, compresslevel=GZIP_LEVEL
+        )
     return [Route("/mcp", endpoint=endpoint, methods=["GET", "POST", "DELETE"])]
 
 

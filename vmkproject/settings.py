@@ -228,6 +228,12 @@ MCP_MAX_RESULT_TOKENS: int = env.int("MCP_MAX_RESULT_TOKENS", default=10_000)
 MCP_RESULT_TEXT: str = env.str("MCP_RESULT_TEXT", default="full")
 if MCP_RESULT_TEXT not in ("full", "brief"):
     raise ImproperlyConfigured("MCP_RESULT_TEXT must be full or brief")
+# /mcp answers of at least this many bytes are gzip-compressed for clients that accept it
+# (the SDK's httpx client does): a 10-card page is 22 KB of JSON, about 6 KB compressed.
+# 0 sends every answer uncompressed.
+MCP_GZIP_MIN_BYTES: int = env.int("MCP_GZIP_MIN_BYTES", default=1024)
+if MCP_GZIP_MIN_BYTES < 0:
+    raise ImproperlyConfigured("MCP_GZIP_MIN_BYTES must be 0 (off) or more")
 # How long clients may cache tools/list, prompts, resource lists and the schema (seconds).
 MCP_CACHE_TTL_SEC: int = env.int("MCP_CACHE_TTL_SEC", default=3600)
 # Threads that run tool calls (a persistent pool; calls beyond it wait for a free thread).
