@@ -35,6 +35,7 @@ from django.conf import settings
 from bench import baresdk
 from bench import floor as benchfloor
 from bench import workload as bench
+from mcpserver.http import GZIP_LEVEL
 
 TOOLBOX_PACKAGE = "@toolbox-sdk/server-linux-x64@1.12.0"
 TOOLBOX_BINARY = Path("node_modules/@toolbox-sdk/server-linux-x64/bin/toolbox")
@@ -277,6 +278,8 @@ class BareSdk:
                     "answers": answers,
                     "json_response": settings.MCP_JSON_RESPONSE,
                     "stateless": settings.MCP_STATELESS_HTTP,
+                    "gzip_min_bytes": settings.MCP_GZIP_MIN_BYTES,
+                    "gzip_level": GZIP_LEVEL,
                 },
                 ensure_ascii=False,
             ),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import httpx
 import psycopg
 import pytest
 
@@ -66,16 +67,42 @@ def test_the_bare_sdk_server_sends_the_answer_it_was_given(tmp_path):
         content=[TextContent(type="text", text=json.dumps(card, ensure_ascii=False))],
         structured_content=card,
     )
+    big = {"listings": [card] * 40}  # over MCP_GZIP_MIN_BYTES: compressed, as ours would be
+    large = CallToolResult(
+        content=[TextContent(type="text", text=json.dumps(big, ensure_ascii=False))],
+        structured_content=big,
+    )
     other = CallToolResult(content=[TextContent(type="text", text="{}")], structured_content={})
-    bare = benchpeer.BareSdk([record(other), record(given)], tmp_path, free_port())
+    bare = benchpeer.BareSdk([record(other), record(given), record(large)], tmp_path, free_port())
 
-    async def call() -> CallToolResult:
+    async def call(key: int) -> CallToolResult:
         async with Client(bare.url) as client:
-            return await client.call_tool(TOOL, {"key": 1})
+            return await client.call_tool(TOOL, {"key": key})
+
+    def encoding(key: int) -> str | None:
+        response = httpx.post(
+            bare.url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": TOOL, "arguments": {"key": key}},
+            },
+            headers={
+                "accept": "application/json, text/event-stream",
+                "accept-encoding": "gzip",
+                "mcp-protocol-version": "2025-06-18",
+            },
+        )
+        return response.headers.get("content-encoding")
 
     try:
-        got = asyncio.run(call())
+        got = asyncio.run(call(1))
+        got_large = asyncio.run(call(2))
+        encodings = [encoding(1), encoding(2)]
     finally:
         bare.stop()
     assert got.structured_content == card
     assert [block.text for block in got.content] == [given.content[0].text]
+    assert got_large.structured_content == big
+    assert encodings == [None, "gzip"]
