@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -124,14 +125,22 @@ def enum_condition(column: str, value: str, vocabulary: Vocabulary | None) -> Q:
     return condition
 
 
+def vector_text(values: Sequence[float]) -> str:
+    """pgvector's text of `values` as the float4 it stores: 9 significant digits give each
+    float32 back exactly. pgvector's own `repr` of each float64 is 1.6x the text (about
+    15 KB for 768 dimensions) and 2x the time (0.55 against 0.25 ms)."""
+    floats = array("f", values).tolist()
+    return "[" + ",".join(["%.9g" % x for x in floats]) + "]"  # noqa: UP031 - %g is fastest
+
+
 class QueryVector(Vector):
-    """A search's query vector, formatted as pgvector's text once: every distance expression
-    built from a list formats its 768 floats again (about 1 ms each, three per search)."""
+    """A search's query vector, formatted as pgvector's text once (`vector_text`): every
+    distance expression built from a list formats its floats again."""
 
     def to_text(self) -> str:
         text: str | None = getattr(self, "_text", None)
         if text is None:
-            text = self._text = super().to_text()
+            text = self._text = vector_text(self.to_list())
         return text
 
 
@@ -197,11 +206,14 @@ class PropertyListingQuerySet(models.QuerySet):
         )
 
     def with_metric(self, vector: Sequence[float] | Vector, metric: str) -> PropertyListingQuerySet:
+        """`metric_distance` for L2 and inner product. Cosine's is the `distance` that
+        nearest() annotates: no second copy of the expression (F would inline it, query
+        vector and all, a second time in the statement)."""
         if metric == "l2":
             return self.annotate(metric_distance=L2Distance("embedding", vector))
         if metric == "inner_product":
             return self.annotate(metric_distance=MaxInnerProduct("embedding", vector))
-        return self.annotate(metric_distance=F("distance"))
+        return self
 
     def matching(self, query: SearchQuery) -> PropertyListingQuerySet:
         return self.filter(search_vector=query).annotate(

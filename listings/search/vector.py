@@ -194,7 +194,9 @@ def _neighbours(
         total, exact = 0, False
     # relaxed_order iterative scans may return near-ties out of order: sort the page exactly.
     rows.sort(key=lambda listing: (listing.distance, listing.id))
-    metrics = [listing.metric_distance for listing in rows]
+    metrics = [
+        listing.distance if metric == "cosine" else listing.metric_distance for listing in rows
+    ]
     return [_Neighbour(row, float(row.distance)) for row in rows], total, exact, metrics, path
 
 

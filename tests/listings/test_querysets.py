@@ -3,11 +3,14 @@ here touches a database (pytest-django refuses any connection in a test without 
 
 from __future__ import annotations
 
+import random
+
 from django.contrib.postgres.search import SearchQuery
+from pgvector import Vector
 
 from listings.filters import parse_filters
 from listings.models import PropertyListing
-from listings.querysets import PropertyListingQuerySet
+from listings.querysets import PropertyListingQuerySet, QueryVector
 
 RATES = {"USD": 1.0, "EUR": 0.92, "UAH": 41.5}
 VECTOR = [0.1, 0.2, 0.3]
@@ -56,6 +59,27 @@ def test_each_metric_has_its_own_pgvector_operator():
     assert "<->" in compiled(base.with_metric(VECTOR, "l2"))[0]
     assert "<#>" in compiled(base.with_metric(VECTOR, "inner_product"))[0]
     assert "<->" not in compiled(base.with_metric(VECTOR, "cosine"))[0]
+
+
+def test_a_cosine_page_carries_its_query_vector_once():
+    """Cosine's metric is the ordering distance: a second expression would send and parse
+    the whole vector twice per statement."""
+    vector = QueryVector([0.25, -0.5, 0.125])
+    sql, params = compiled(
+        listings().with_embedding().nearest(vector).with_metric(vector, "cosine")
+    )
+    text = vector.to_text()
+    assert sql.count("<=>") == 1 and params.count(text) == 1
+    sql, params = compiled(listings().with_embedding().nearest(vector).with_metric(vector, "l2"))
+    assert sql.count("<=>") == 1 and sql.count("<->") == 1 and params.count(text) == 2
+
+
+def test_the_query_vector_text_is_the_float4_values_exactly_and_short():
+    rng = random.Random(7)
+    values = [rng.uniform(-1, 1) for _ in range(768)] + [1e-8, -3.4e38, 0.0]
+    text = QueryVector(values).to_text()
+    assert Vector.from_text(text) == Vector(values)  # every float32 back, bit for bit
+    assert len(text) < 0.7 * len(Vector(values).to_text())
 
 
 def test_matching_filters_by_the_text_query_and_ranks_by_cover_density():

@@ -11,7 +11,7 @@ from django.db import connections
 from django.test.utils import CaptureQueriesContext
 from pgvector import Vector
 
-from listings import search
+from listings import querysets, search
 from listings.models import PropertyListing
 from listings.search import text as text_search
 
@@ -101,13 +101,14 @@ def test_a_search_formats_its_query_vector_once(run, monkeypatch):
     """Each distance expression built from a list formats 768 floats again (three per
     semantic call before QueryVector): the page's statements share one text."""
     formatted = []
-    original = Vector.to_text
+    original = querysets.vector_text
 
-    def counting(vector: Vector) -> str:
-        formatted.append(vector)
-        return original(vector)
+    def counting(values):
+        formatted.append(values)
+        return original(values)
 
     run(query=QUERY, limit=10, filters={"city": "Київ"})  # warm: vocabulary, plans
-    monkeypatch.setattr(Vector, "to_text", counting)
+    monkeypatch.setattr(Vector, "to_text", lambda vector: counting(vector.to_list()))
+    monkeypatch.setattr(querysets, "vector_text", counting)
     run(query=QUERY, limit=10, filters={"city": "Київ"})
     assert len(formatted) == 1
