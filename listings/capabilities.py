@@ -46,14 +46,16 @@ DICTIONARIES_SQL = (
     "SELECT DISTINCT d.dictname FROM pg_ts_config_map m JOIN pg_ts_dict d ON d.oid = m.mapdict "
     "WHERE m.mapcfg = %s::regconfig ORDER BY 1"
 )
-# Valid, complete, non-partial indexes on the listings table with their access method, first
-# column and operator class: only such an index can serve the searches' ORDER BY and @@.
+# Valid, complete indexes on the listings table with their access method, first column,
+# operator class and whether they are partial: only a whole-table index serves every
+# search's ORDER BY and @@; a partial HNSW index serves the vector searches its WHERE implies.
 INDEXES_SQL = (
-    "SELECT i.relname, am.amname, pg_get_indexdef(x.indexrelid, 1, true), opc.opcname "
+    "SELECT i.relname, am.amname, pg_get_indexdef(x.indexrelid, 1, true), opc.opcname, "
+    "x.indpred IS NOT NULL "
     "FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid "
     "JOIN pg_am am ON am.oid = i.relam LEFT JOIN pg_opclass opc ON opc.oid = x.indclass[0] "
     "WHERE x.indrelid = to_regclass('property_listings') AND x.indisvalid AND x.indisready "
-    "AND x.indpred IS NULL ORDER BY i.relname"
+    "ORDER BY x.indpred IS NOT NULL, i.relname"
 )
 
 
@@ -65,6 +67,9 @@ class Capabilities:
     morphology: bool = False
     dictionaries: tuple[str, ...] = ()
     hnsw_index: str | None = None
+    # Every cosine HNSW index on the embedding, whole-table ones first, then partial ones (a
+    # denser rebuild beside the old index, one per big city): the planner may pick any.
+    vector_indexes: tuple[str, ...] = ()
     gin_index: str | None = None
     warnings: tuple[str, ...] = ()
 
@@ -78,7 +83,11 @@ class Capabilities:
                 "morphology": self.morphology,
                 "dictionaries": list(self.dictionaries),
             },
-            "indexes": {"vector_hnsw": self.hnsw_index, "full_text_gin": self.gin_index},
+            "indexes": {
+                "vector_hnsw": self.hnsw_index,
+                "vector_hnsw_other": [n for n in self.vector_indexes if n != self.hnsw_index],
+                "full_text_gin": self.gin_index,
+            },
             "warnings": list(self.warnings),
         }
 
@@ -100,10 +109,12 @@ def probe(cursor: Any, configured: str | None = None) -> Capabilities:
     dictionaries = tuple(row[0] for row in cursor.fetchall())
     cursor.execute(INDEXES_SQL)
     hnsw = gin = None
-    for name, method, column, opclass in cursor.fetchall():
-        if hnsw is None and method == "hnsw" and column == "embedding":
-            hnsw = name if opclass == "vector_cosine_ops" else None
-        if gin is None and method == "gin" and column == "search_vector":
+    vector_indexes: list[str] = []
+    for name, method, column, opclass, partial in cursor.fetchall():
+        if method == "hnsw" and column == "embedding" and opclass == "vector_cosine_ops":
+            vector_indexes.append(name)
+            hnsw = hnsw or (None if partial else name)
+        if gin is None and method == "gin" and column == "search_vector" and not partial:
             gin = name
     warnings = []
     if found is None:
@@ -121,6 +132,7 @@ def probe(cursor: Any, configured: str | None = None) -> Capabilities:
         morphology=morphology,
         dictionaries=dictionaries,
         hnsw_index=hnsw,
+        vector_indexes=tuple(vector_indexes),
         gin_index=gin,
         warnings=tuple(warnings),
     )

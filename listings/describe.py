@@ -230,8 +230,11 @@ def describe_schema() -> dict[str, Any]:
         },
         "indexes": {
             "vector_hnsw": found.hnsw_index,
+            "vector_hnsw_other": [n for n in found.vector_indexes if n != found.hnsw_index],
             "full_text_gin": found.gin_index,
-            "meaning": "null: no such index, so that search scans the table (slower, same results)",
+            "meaning": "null: no such index, so that search scans the table (slower, same results)"
+            "; vector_hnsw_other: further HNSW indexes (partial ones serve the filter in their "
+            "WHERE); index_used in a page names the one that ranked it",
         },
         "database_warnings": list(found.warnings),
         "hybrid": {"fusion": "Reciprocal Rank Fusion", "k": RRF_K},

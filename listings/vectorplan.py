@@ -16,7 +16,7 @@ row estimate for a filter (which path to take, and the total) is remembered as l
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any
 
 from django.db import connections
@@ -33,16 +33,25 @@ _plans = Remembered(PLAN_TTL_SEC, MAX_PLANS)
 _estimates = Remembered(PLAN_TTL_SEC, MAX_PLANS)
 
 
+def index_scanned(plan: Mapping[str, Any], indexes: Collection[str]) -> str | None:
+    """Which of `indexes` an EXPLAIN (FORMAT JSON) plan node, or one under it, scans."""
+    if plan.get("Index Name") in indexes:
+        return str(plan["Index Name"])
+    for child in plan.get("Plans", ()):
+        found = index_scanned(child, indexes)
+        if found is not None:
+            return found
+    return None
+
+
 def scans_index(plan: Mapping[str, Any], index: str) -> bool:
     """Whether an EXPLAIN (FORMAT JSON) plan node, or one under it, scans `index`."""
-    return plan.get("Index Name") == index or any(
-        scans_index(child, index) for child in plan.get("Plans", ())
-    )
+    return index_scanned(plan, (index,)) is not None
 
 
-def explained_uses(qs: Any, index: str) -> bool:
-    """Whether PostgreSQL's plan for `qs` scans `index` (EXPLAIN: planned, not run)."""
-    return scans_index(json.loads(qs.explain(format="json"))[0]["Plan"], index)
+def explained_index(qs: Any, indexes: Collection[str]) -> str | None:
+    """Which of `indexes` PostgreSQL's plan for `qs` scans (EXPLAIN: planned, not run)."""
+    return index_scanned(json.loads(qs.explain(format="json"))[0]["Plan"], indexes)
 
 
 def _database() -> tuple[Any, ...]:
@@ -51,9 +60,10 @@ def _database() -> tuple[Any, ...]:
     return (config.get("HOST"), config.get("PORT"), config.get("NAME"))
 
 
-def plan_uses(qs: Any, index: str, shape: Hashable) -> bool:
-    """explained_uses(qs, index), remembered for PLAN_TTL_SEC per query `shape`."""
-    return _plans.get((_database(), index, shape), lambda: explained_uses(qs, index))
+def plan_index(qs: Any, indexes: tuple[str, ...], shape: Hashable) -> str | None:
+    """explained_index(qs, indexes), remembered for PLAN_TTL_SEC per query `shape` (its
+    filter values included: a partial index serves some values of a filter, not others)."""
+    return _plans.get((_database(), indexes, shape), lambda: explained_index(qs, indexes))
 
 
 def remembered_estimate(key: Hashable, estimate: Callable[[], int]) -> int:

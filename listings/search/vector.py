@@ -131,7 +131,8 @@ def _neighbours(
     with_total: bool = True,
 ) -> tuple[list[_Neighbour], int, bool, list[Any], str]:
     """The `count` nearest listings under `filters`, exactly ordered, how many match, and
-    which path ranked them (the HNSW index's name from the catalog, or EXACT_PATH).
+    which path ranked them (the HNSW index the plan scans, whole-table or partial, or
+    EXACT_PATH).
 
     When the planner expects few rows to match (at most EXACT_VECTOR_SEARCH_MAX_ROWS), they
     are ranked exactly by a pre-filtered scan: an HNSW graph walk under a selective filter
@@ -158,23 +159,23 @@ def _neighbours(
     rows: list[Any] | None = None
     total, exact = 0, False
     path, sort_off = EXACT_PATH, False
-    hnsw = capabilities.current().hnsw_index
+    indexes = capabilities.current().vector_indexes
     with _database(), transaction.atomic(using=LISTINGS):
         estimate = vectorplan.remembered_estimate(
             (filters.model_dump_json(), exclude_id is None),
             lambda: _rows_kept(base, countable),
         )
         # Without an HNSW index the "index" path would be a slower exact scan: skip it.
-        if hnsw is not None and estimate > settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
-            path = hnsw
+        if indexes and estimate > settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
             ef_search = _ef_search_for(estimate)
             _set_vector_search_options(ef_search)
             sort_off = True
             page = on_index.with_metric(encoded, metric).cards()[:count]
             thresholds = (min_similarity is None, exclude_id is None)
             shape = (*filters.active(), metric, *thresholds, ef_search)
-            if not vectorplan.plan_uses(page, hnsw, shape):
-                path = EXACT_PATH  # the planner ranks these by a scan: exact all the same
+            # The index the planner scans (a partial one where its WHERE fits the filter).
+            path = vectorplan.plan_index(page, indexes, shape) or EXACT_PATH
+            if path == EXACT_PATH:  # the planner ranks these by a scan: exact all the same
                 page = ranked.with_metric(encoded, metric).cards()[:count]
             rows = list(page)
             if len(rows) < count:

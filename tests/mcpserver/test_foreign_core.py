@@ -14,7 +14,7 @@ from mcp import Client
 from listings import capabilities, search
 from listings.results import CARD_MAX_BYTES, PAGE_MAX_BYTES
 from tests.mcpserver.conftest import start_server, stop_server
-from tests.scratch_db import HUGE_ROOMS, make_scratch_database
+from tests.scratch_db import HUGE_ROOMS, embedded_server, make_scratch_database
 
 pytestmark = pytest.mark.anyio
 
@@ -191,3 +191,88 @@ async def test_a_page_of_huge_texts_stays_within_its_byte_budget(bare_server):
     full = detail.structured_content
     assert len(full["description"]) <= 20_000
     assert {"description", "address_raw", "city"} <= set(full["truncated_fields"])
+
+
+PARTIAL_INDEX = "ix_listings_kyiv_embedding_hnsw"
+DENSER_INDEX = "ix_listings_embedding_hnsw_m24"
+
+
+@pytest.fixture(scope="module")
+def partial_database(listings_db):
+    """No whole-table HNSW index: a partial one for Київ, as `check_listings_db --advise`
+    proposes for a big city, on which the planner prefers indexes."""
+    url, picked = make_scratch_database("core_partial", hnsw=False, prefer_indexes=True)
+    with embedded_server().connect("core_partial") as conn:
+        conn.execute(
+            f"CREATE INDEX {PARTIAL_INDEX} ON property_listings "
+            "USING hnsw (embedding vector_cosine_ops) WHERE city = 'Київ'"
+        )
+    return url, picked
+
+
+@pytest.fixture(scope="module")
+def partial_server(partial_database, tmp_path_factory):
+    url, _ = partial_database
+    server = start_server(
+        tmp_path_factory.mktemp("partial"),
+        LISTINGS_DATABASE_URL=url,
+        EMBEDDER="offline",
+        EXACT_VECTOR_SEARCH_MAX_ROWS="0",
+    )
+    yield server
+    stop_server(server)
+
+
+async def _semantic(client, city):
+    result = await client.call_tool(
+        "search_similar_listings",
+        {"query": QUERY, "limit": 10, "filters": {"city": city}, "interpret": False},
+    )
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+async def test_a_partial_hnsw_index_ranks_the_filter_its_where_fits(partial_server):
+    """index_used names the index the plan scans: the partial one for Київ; Львів, which no
+    index serves, is ranked exactly (before, any plan not on the whole-table index was run
+    as the exact scan, and a database with only partial indexes never used them)."""
+    async with Client(partial_server.mcp_url) as client:
+        kyiv = await _semantic(client, "Київ")
+        lviv = await _semantic(client, "Львів")
+        schema = (await client.call_tool("describe_schema", {})).structured_content
+    assert kyiv["index_used"] == PARTIAL_INDEX and len(kyiv["listings"]) == 10
+    assert {card["city"] for card in kyiv["listings"]} == {"Київ"}
+    scores = [card["similarity_score"] for card in kyiv["listings"]]
+    assert scores == sorted(scores, reverse=True)
+    assert lviv["index_used"] == search.EXACT_PATH and len(lviv["listings"]) == 10
+    assert {card["city"] for card in lviv["listings"]} == {"Львів"}
+    assert schema["indexes"]["vector_hnsw"] is None
+    assert schema["indexes"]["vector_hnsw_other"] == [PARTIAL_INDEX]
+    log = partial_server.log_text()
+    assert "internal_error" not in log and "Traceback" not in log
+
+
+async def test_index_used_names_the_index_the_planner_picked_among_two(indexed_database, tmp_path):
+    """A denser HNSW index built beside the old one (--advise's rebuild): whichever the plan
+    scans is the one reported, and the search stays on an index."""
+    url, _ = indexed_database
+    with embedded_server().connect("core_indexed") as conn:
+        conn.execute(
+            f"CREATE INDEX IF NOT EXISTS {DENSER_INDEX} ON property_listings "
+            "USING hnsw (embedding vector_cosine_ops) WITH (m = 24, ef_construction = 100)"
+        )
+    server = start_server(
+        tmp_path, LISTINGS_DATABASE_URL=url, EMBEDDER="offline", EXACT_VECTOR_SEARCH_MAX_ROWS="0"
+    )
+    try:
+        async with Client(server.mcp_url) as client:
+            page = await _semantic(client, "Київ")
+            schema = (await client.call_tool("describe_schema", {})).structured_content
+    finally:
+        stop_server(server)
+        with embedded_server().connect("core_indexed") as conn:
+            conn.execute(f"DROP INDEX IF EXISTS {DENSER_INDEX}")
+    both = {"ix_property_listings_embedding_hnsw", DENSER_INDEX}
+    assert page["index_used"] in both and len(page["listings"]) == 10
+    indexes = schema["indexes"]
+    assert {indexes["vector_hnsw"], *indexes["vector_hnsw_other"]} == both
