@@ -51,7 +51,7 @@ DICTIONARIES_SQL = (
 # search's ORDER BY and @@; a partial HNSW index serves the vector searches its WHERE implies.
 INDEXES_SQL = (
     "SELECT i.relname, am.amname, pg_get_indexdef(x.indexrelid, 1, true), opc.opcname, "
-    "x.indpred IS NOT NULL "
+    "x.indpred IS NOT NULL, i.reltuples::bigint "
     "FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid "
     "JOIN pg_am am ON am.oid = i.relam LEFT JOIN pg_opclass opc ON opc.oid = x.indclass[0] "
     "WHERE x.indrelid = to_regclass('property_listings') AND x.indisvalid AND x.indisready "
@@ -70,6 +70,8 @@ class Capabilities:
     # Every cosine HNSW index on the embedding, whole-table ones first, then partial ones (a
     # denser rebuild beside the old index, one per big city): the planner may pick any.
     vector_indexes: tuple[str, ...] = ()
+    # The rows each partial one holds (the catalog's count as of its last VACUUM or ANALYZE).
+    partial_index_rows: tuple[tuple[str, int], ...] = ()
     gin_index: str | None = None
     warnings: tuple[str, ...] = ()
 
@@ -110,10 +112,13 @@ def probe(cursor: Any, configured: str | None = None) -> Capabilities:
     cursor.execute(INDEXES_SQL)
     hnsw = gin = None
     vector_indexes: list[str] = []
-    for name, method, column, opclass, partial in cursor.fetchall():
+    partial_rows: list[tuple[str, int]] = []
+    for name, method, column, opclass, partial, rows in cursor.fetchall():
         if method == "hnsw" and column == "embedding" and opclass == "vector_cosine_ops":
             vector_indexes.append(name)
             hnsw = hnsw or (None if partial else name)
+            if partial:
+                partial_rows.append((name, int(rows)))
         if gin is None and method == "gin" and column == "search_vector" and not partial:
             gin = name
     warnings = []
@@ -133,6 +138,7 @@ def probe(cursor: Any, configured: str | None = None) -> Capabilities:
         dictionaries=dictionaries,
         hnsw_index=hnsw,
         vector_indexes=tuple(vector_indexes),
+        partial_index_rows=tuple(partial_rows),
         gin_index=gin,
         warnings=tuple(warnings),
     )

@@ -103,12 +103,15 @@ def _set_vector_search_options(ef_search: int) -> None:
         cursor.execute(VECTOR_SEARCH_OPTIONS_SQL, vector_search_options(ef_search))
 
 
-def _ef_search_for(estimate: int) -> int:
-    """A wider graph search when the filter keeps a small share of the listings."""
-    rows = remembered(
-        "rows_with_embedding",
-        lambda: estimated_count(PropertyListing.objects.with_embedding()),
-    )
+def _ef_search_for(estimate: int, index_rows: int | None = None) -> int:
+    """A wider graph search when the filter keeps a small share of the graph's listings:
+    the table's, or the `index_rows` of a partial index."""
+    rows = index_rows
+    if rows is None or rows <= 0:  # a partial index never analysed counts -1 rows
+        rows = remembered(
+            "rows_with_embedding",
+            lambda: estimated_count(PropertyListing.objects.with_embedding()),
+        )
     if estimate < settings.HNSW_SELECTIVE_SHARE * rows:
         return max(settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE)
     return int(settings.HNSW_EF_SEARCH)
@@ -159,7 +162,8 @@ def _neighbours(
     rows: list[Any] | None = None
     total, exact = 0, False
     path, sort_off = EXACT_PATH, False
-    indexes = capabilities.current().vector_indexes
+    found = capabilities.current()
+    indexes, partial_rows = found.vector_indexes, dict(found.partial_index_rows)
     with _database(), transaction.atomic(using=LISTINGS):
         estimate = vectorplan.remembered_estimate(
             (filters.model_dump_json(), exclude_id is None),
@@ -172,11 +176,20 @@ def _neighbours(
             sort_off = True
             page = on_index.with_metric(encoded, metric).cards()[:count]
             thresholds = (min_similarity is None, exclude_id is None)
-            shape = (*filters.active(), metric, *thresholds, ef_search)
+            # Which filters are set decides the plan; with partial indexes their values do
+            # too (Київ's index serves city = Київ, not city = Львів).
+            filtered_by = filters.model_dump_json() if partial_rows else tuple(filters.active())
+            shape = (filtered_by, metric, *thresholds, ef_search)
             # The index the planner scans (a partial one where its WHERE fits the filter).
             path = vectorplan.plan_index(page, indexes, shape) or EXACT_PATH
             if path == EXACT_PATH:  # the planner ranks these by a scan: exact all the same
                 page = ranked.with_metric(encoded, metric).cards()[:count]
+            elif path in partial_rows:
+                # A partial index's graph holds only its WHERE's rows: the share that counts
+                # is the filter's of those (Львів's own index under city = Львів: all of it).
+                narrower = _ef_search_for(estimate, partial_rows[path])
+                if narrower != ef_search:
+                    _set_vector_search_options(narrower)
             rows = list(page)
             if len(rows) < count:
                 rows = None  # too few for a full page: only an exact scan can tell why

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -99,3 +100,53 @@ def test_a_repeated_filter_sends_only_the_options_and_the_page(settings):
     assert not [sql for sql in sent if "EXPLAIN" in sql]  # plan and estimate remembered
     assert count.statements == 2, sent  # the transaction's options, then the page
     assert page.index_used == search.HNSW_INDEX and len(page.listings) == 10
+
+
+@pytest.fixture
+def index_taken_for_partial(monkeypatch):
+    """The test table's HNSW index, seen as a partial one holding Київ's listings (as a
+    per-city index built by check_listings_db --advise's DDL would)."""
+    from listings import capabilities
+    from listings.models import PropertyListing
+
+    real = capabilities.current()
+    kyiv = PropertyListing.objects.filter(city="Київ", embedding__isnull=False).count()
+    seen = dataclasses.replace(real, partial_index_rows=((search.HNSW_INDEX, kyiv),))
+    monkeypatch.setattr(capabilities, "current", lambda: seen)
+    return kyiv
+
+
+def _ef_searches(queries) -> list[str]:
+    return [
+        q["sql"].split("'hnsw.ef_search', '", 1)[1].split("'", 1)[0]
+        for q in queries
+        if "'hnsw.ef_search'" in q["sql"]
+    ]
+
+
+def test_a_partial_index_takes_the_ef_search_of_its_own_rows(settings, index_taken_for_partial):
+    """Active Київ listings are under half the table (HNSW_SELECTIVE_SHARE 0.5): the whole
+    graph would need the wider search; Київ's own graph is all Київ and does not."""
+    settings.HNSW_SELECTIVE_SHARE = 0.5
+    settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE = 120, 600
+    page, _, queries = _page_statement({"city": "Київ"})
+    assert page.index_used == search.HNSW_INDEX and len(page.listings) == 10
+    assert _ef_searches(queries) == ["600", "120"]  # the table's share, then the index's
+
+
+def test_without_partial_indexes_one_ef_search_serves_a_filter(settings):
+    settings.HNSW_SELECTIVE_SHARE = 0.5
+    settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE = 120, 600
+    page, _, queries = _page_statement({"city": "Київ"})
+    assert page.index_used == search.HNSW_INDEX and _ef_searches(queries) == ["600"]
+
+
+def test_with_partial_indexes_the_plan_is_explained_per_filter_value(index_taken_for_partial):
+    _, _, first = _page_statement({"city": "Київ"})
+    _, _, second = _page_statement({"city": "Львів"})
+    _, _, again = _page_statement({"city": "Київ"})
+    explains = [
+        [q for q in calls if q["sql"].lstrip().upper().startswith("EXPLAIN") and "<=>" in q["sql"]]
+        for calls in (first, second, again)
+    ]
+    assert [len(found) for found in explains] == [1, 1, 0]
