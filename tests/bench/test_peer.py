@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import httpx
 import psycopg
 import pytest
 
@@ -61,6 +60,7 @@ def test_the_bare_sdk_server_sends_the_answer_it_was_given(tmp_path):
 
     from bench.baresdk import TOOL, record
     from bench.localserver import free_port
+    from tests.mcpserver.conftest import call_tool_over_http
 
     card = {"id": 7, "title": "Квартира біля метро", "price": 55000.0, "currency": "USD"}
     given = CallToolResult(
@@ -80,21 +80,8 @@ def test_the_bare_sdk_server_sends_the_answer_it_was_given(tmp_path):
             return await client.call_tool(TOOL, {"key": key})
 
     def encoding(key: int) -> str | None:
-        response = httpx.post(
-            bare.url,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": TOOL, "arguments": {"key": key}},
-            },
-            headers={
-                "accept": "application/json, text/event-stream",
-                "accept-encoding": "gzip",
-                "mcp-protocol-version": "2025-06-18",
-            },
-        )
-        return response.headers.get("content-encoding")
+        answer = call_tool_over_http(bare.url, TOOL, {"key": key}, encoding="gzip")
+        return answer.headers.get("content-encoding")
 
     try:
         got = asyncio.run(call(1))

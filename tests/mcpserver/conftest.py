@@ -4,6 +4,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from bench.localserver import LocalServer as RunningServer
@@ -11,6 +12,27 @@ from bench.localserver import free_port as free_port
 from bench.localserver import start_local_server
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def call_tool_over_http(
+    url: str, name: str, arguments: dict, encoding: str = "identity"
+) -> httpx.Response:
+    """One tools/call POSTed as a plain HTTP client would, asking for `encoding`."""
+    return httpx.post(
+        url,
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": name, "arguments": arguments},
+        },
+        headers={
+            "accept": "application/json, text/event-stream",
+            "accept-encoding": encoding,
+            "mcp-protocol-version": "2025-06-18",
+        },
+        timeout=60,
+    )
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from django.conf import settings
 
 from mcpserver import shaping
 
-from .conftest import RunningServer, start_server, stop_server
+from .conftest import RunningServer, call_tool_over_http, start_server, stop_server
 
 QUERY = "двокімнатна квартира біля метро з балконом"
 # The whole HTTP response body of tools/call on the test database (README: Performance): the
@@ -48,24 +48,8 @@ ONLY_WHEN_SET = {
 
 
 def _call(url: str, limit: int, encoding: str = "identity") -> httpx.Response:
-    return httpx.post(
-        url,
-        json={
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "tools/call",
-            "params": {
-                "name": "search_similar_listings",
-                "arguments": {"query": QUERY, "limit": limit, "collapse_duplicates": False},
-            },
-        },
-        headers={
-            "accept": "application/json, text/event-stream",
-            "accept-encoding": encoding,
-            "mcp-protocol-version": "2025-06-18",
-        },
-        timeout=60,
-    )
+    arguments = {"query": QUERY, "limit": limit, "collapse_duplicates": False}
+    return call_tool_over_http(url, "search_similar_listings", arguments, encoding)
 
 
 @pytest.fixture(scope="module")
@@ -143,20 +127,8 @@ def test_a_client_that_accepts_gzip_gets_the_same_page_compressed(mcp_server, li
 def test_a_short_answer_and_an_error_go_uncompressed(mcp_server):
     """Below MCP_GZIP_MIN_BYTES compressing costs more than it saves."""
     for arguments in ({"listing_id": 999_999_999}, {"listing_id": "x"}):
-        response = httpx.post(
-            mcp_server.mcp_url,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": "get_listing_by_id", "arguments": arguments},
-            },
-            headers={
-                "accept": "application/json, text/event-stream",
-                "accept-encoding": "gzip",
-                "mcp-protocol-version": "2025-06-18",
-            },
-            timeout=60,
+        response = call_tool_over_http(
+            mcp_server.mcp_url, "get_listing_by_id", arguments, encoding="gzip"
         )
         assert response.status_code == 200
         assert json.loads(response.content)["result"]["isError"] is True

@@ -56,15 +56,16 @@ def bare_database(listings_db):
     )
 
 
+def _server_on(url: str, tmp_dir):
+    """The server on a scratch database, taking the HNSW branch whatever the filter keeps."""
+    return start_server(
+        tmp_dir, LISTINGS_DATABASE_URL=url, EMBEDDER="offline", EXACT_VECTOR_SEARCH_MAX_ROWS="0"
+    )
+
+
 @pytest.fixture(scope="module")
 def bare_server(bare_database, tmp_path_factory):
-    url, _ = bare_database
-    server = start_server(
-        tmp_path_factory.mktemp("bare"),
-        LISTINGS_DATABASE_URL=url,
-        EMBEDDER="offline",
-        EXACT_VECTOR_SEARCH_MAX_ROWS="0",
-    )
+    server = _server_on(bare_database[0], tmp_path_factory.mktemp("bare"))
     yield server
     stop_server(server)
 
@@ -77,13 +78,7 @@ def indexed_database(listings_db):
 
 @pytest.fixture(scope="module")
 def indexed_server(indexed_database, tmp_path_factory):
-    url, _ = indexed_database
-    server = start_server(
-        tmp_path_factory.mktemp("indexed"),
-        LISTINGS_DATABASE_URL=url,
-        EMBEDDER="offline",
-        EXACT_VECTOR_SEARCH_MAX_ROWS="0",
-    )
+    server = _server_on(indexed_database[0], tmp_path_factory.mktemp("indexed"))
     yield server
     stop_server(server)
 
@@ -212,13 +207,7 @@ def partial_database(listings_db):
 
 @pytest.fixture(scope="module")
 def partial_server(partial_database, tmp_path_factory):
-    url, _ = partial_database
-    server = start_server(
-        tmp_path_factory.mktemp("partial"),
-        LISTINGS_DATABASE_URL=url,
-        EMBEDDER="offline",
-        EXACT_VECTOR_SEARCH_MAX_ROWS="0",
-    )
+    server = _server_on(partial_database[0], tmp_path_factory.mktemp("partial"))
     yield server
     stop_server(server)
 
@@ -261,9 +250,7 @@ async def test_index_used_names_the_index_the_planner_picked_among_two(indexed_d
             f"CREATE INDEX IF NOT EXISTS {DENSER_INDEX} ON property_listings "
             "USING hnsw (embedding vector_cosine_ops) WITH (m = 24, ef_construction = 100)"
         )
-    server = start_server(
-        tmp_path, LISTINGS_DATABASE_URL=url, EMBEDDER="offline", EXACT_VECTOR_SEARCH_MAX_ROWS="0"
-    )
+    server = _server_on(url, tmp_path)
     try:
         async with Client(server.mcp_url) as client:
             page = await _semantic(client, "Київ")
