@@ -25,6 +25,9 @@ def test_advice_names_each_index_with_the_figure_it_changes(listings_cursor):
     call_command("check_listings_db", "--advise", stdout=out)
     text = out.getvalue()
     assert "CREATE INDEX CONCURRENTLY ix_property_listings_embedding_hnsw_m24" in text
+    # The sparser index goes once the denser one is built: the planner would keep the smaller.
+    assert "\nDROP INDEX CONCURRENTLY ix_property_listings_embedding_hnsw;" in text
+    assert text.index("hnsw_m24") < text.index("DROP INDEX")
     assert "(publish_date DESC NULLS LAST, id DESC);" in text
     assert "CREATE EXTENSION IF NOT EXISTS pg_trgm;" in text
     assert "gin_trgm_ops" in text and "ix_property_listings_price_usd" in text
