@@ -7,7 +7,7 @@ from typing import Any, Literal, cast
 
 from django.conf import settings
 from django.contrib.admin.views.main import ORDER_VAR, ChangeList
-from django.core.paginator import Paginator
+from django.core.paginator import Page, Paginator
 from django.db.models import F, QuerySet
 from django.db.models.expressions import OrderBy
 from django.http import HttpRequest
@@ -51,6 +51,20 @@ class EstimatedCountPaginator(Paginator):
         total, exact = search.total_of(queryset, self.count_cap, estimate=_planner_rows)
         self.count_kind = "exact" if exact else "capped" if total <= self.count_cap else "estimate"
         return total
+
+    def page(self, number: Any) -> Any:
+        """A page of relevance-ordered search results is read without sorting every match
+        (search.relevance_slice); any other page as Django reads it."""
+        queryset = cast(QuerySet[Any], self.object_list)
+        if not search.is_by_relevance(queryset):
+            return super().page(number)
+        number = self.validate_number(number)
+        bottom = (number - 1) * self.per_page
+        top = bottom + self.per_page
+        if top + self.orphans >= self.count:
+            top = self.count
+        rows = search.relevance_slice(cast(Any, queryset), bottom, top)
+        return Page(rows, number, self)
 
 
 def _planner_rows(queryset: QuerySet[Any]) -> int | None:

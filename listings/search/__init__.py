@@ -85,6 +85,8 @@ from .text import (
     by_relevance,
     fulltext_queryset,
     fulltext_search,
+    is_by_relevance,
+    relevance_slice,
 )
 from .vector import (
     VECTOR_SEARCH_OPTIONS_SQL,
@@ -178,9 +180,11 @@ __all__ = [
     "fulltext_search",
     "get_listing",
     "hybrid_search",
+    "is_by_relevance",
     "listing_stats",
     "live_vocabulary",
     "narrowed",
+    "relevance_slice",
     "remembered",
     "rrf_fuse",
     "semantic_search",

@@ -10,7 +10,7 @@ import cachetools
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
 from django.db import connections, transaction
-from django.db.models import Case, F, FloatField, IntegerField, Q, Subquery, Value, When
+from django.db.models import Case, F, FloatField, IntegerField, OrderBy, Q, Subquery, Value, When
 
 from .. import capabilities, vectorplan
 from ..filters import Filters
@@ -102,10 +102,14 @@ def _rank(query: SearchQuery) -> SearchRank:
     return SearchRank(F("search_vector"), query, cover_density=True)
 
 
+RELEVANCE_ORDER = (F("rank").desc(), F("ranked_id").asc(nulls_last=True), OrderBy(F("id"), True))
+
+
 def by_relevance(matched: PropertyListingQuerySet, *, query: Query) -> PropertyListingQuerySet:
     """Every full-text match of `query` (fulltext_queryset's), in fulltext_search's order:
     its ranked candidates first, as it ranks them, then the other matches newest first
-    (rank 0). For callers that page through all matches (the admin)."""
+    (rank 0). For callers that page through all matches (the admin); read its pages with
+    relevance_slice, which does not sort every match."""
     candidate = Q(id__in=_rank_candidates(matched))
     return matched.annotate(
         rank=Case(
@@ -114,7 +118,35 @@ def by_relevance(matched: PropertyListingQuerySet, *, query: Query) -> PropertyL
             output_field=FloatField(),
         ),
         ranked_id=Case(When(candidate, then=F("id"))),
-    ).order_by(F("rank").desc(), F("ranked_id").asc(nulls_last=True), "-id")
+    ).order_by(*RELEVANCE_ORDER)
+
+
+def is_by_relevance(queryset: Any) -> bool:
+    """Whether `queryset` is ordered as by_relevance orders it (a caller may add a tie-break)."""
+    ordering = tuple(queryset.query.order_by)
+    return "ranked_id" in queryset.query.annotations and ordering[:3] == RELEVANCE_ORDER
+
+
+def relevance_slice(ordered: PropertyListingQuerySet, start: int, stop: int) -> list[Any]:
+    """Rows `start:stop` of a by_relevance() queryset, read without ordering every match.
+
+    As one statement, a word in most listings made PostgreSQL compute the order key of each
+    match and sort them all (past QUERY_TIMEOUT_SEC at 1 000 000 listings). The candidates
+    are the FTS_RANK_CANDIDATES newest matches, so a page among them sorts those alone, and
+    a page past them reads the other matches newest first, down the primary key.
+    """
+    newest = Subquery(ordered.order_by("-id").values("id")[: settings.FTS_RANK_CANDIDATES])
+    rows: list[Any] = []
+    if start < settings.FTS_RANK_CANDIDATES:
+        rows = list(ordered.filter(id__in=newest)[start:stop])
+        if len(rows) == stop - start or len(rows) + start < settings.FTS_RANK_CANDIDATES:
+            return rows  # a full page, or the candidates are every match
+    candidates = ordered.order_by().values("id")[: settings.FTS_RANK_CANDIDATES].count()
+    if candidates < settings.FTS_RANK_CANDIDATES:
+        return rows
+    skip = max(0, start - candidates)
+    others = ordered.exclude(id__in=newest).order_by("-id")
+    return rows + list(others[skip : skip + (stop - start) - len(rows)])
 
 
 def _text_ranked(
