@@ -62,6 +62,26 @@ def _timing() -> Timings:
     return _timings.get() or Timings()
 
 
+def database_trouble(exc: BaseException) -> QueryTimeout | DatabaseUnavailable | None:
+    """The typed error a driver error stands for (a statement timeout, an exhausted pool, a
+    database out of reach), without internals; None for any other error."""
+    if not isinstance(exc, DatabaseError):
+        return None
+    # Django wraps the driver's error; the driver's own class says what happened.
+    cause = exc.__cause__ if exc.__cause__ is not None else exc
+    if isinstance(cause, psycopg.errors.QueryCanceled):
+        return QueryTimeout(QUERY_TIMED_OUT.format(seconds=settings.QUERY_TIMEOUT_SEC))
+    if isinstance(cause, PoolTimeout):
+        logger.warning("listings pool exhausted")
+        return DatabaseUnavailable(POOL_BUSY)
+    if isinstance(cause, psycopg.OperationalError | psycopg.InterfaceError | PoolClosed) or (
+        isinstance(exc, OperationalError | InterfaceError)
+    ):
+        logger.warning("listings database unavailable: %s", type(cause).__name__)
+        return DatabaseUnavailable(DATABASE_DOWN)
+    return None
+
+
 @contextlib.contextmanager
 def _database() -> Iterator[None]:
     """Time database work and turn driver errors into typed errors without internals."""
@@ -69,19 +89,10 @@ def _database() -> Iterator[None]:
     try:
         yield
     except DatabaseError as exc:
-        # Django wraps the driver's error; the driver's own class says what happened.
-        cause = exc.__cause__ if exc.__cause__ is not None else exc
-        if isinstance(cause, psycopg.errors.QueryCanceled):
-            raise QueryTimeout(QUERY_TIMED_OUT.format(seconds=settings.QUERY_TIMEOUT_SEC)) from None
-        if isinstance(cause, PoolTimeout):
-            logger.warning("listings pool exhausted")
-            raise DatabaseUnavailable(POOL_BUSY) from None
-        if isinstance(cause, psycopg.OperationalError | psycopg.InterfaceError | PoolClosed) or (
-            isinstance(exc, OperationalError | InterfaceError)
-        ):
-            logger.warning("listings database unavailable: %s", type(cause).__name__)
-            raise DatabaseUnavailable(DATABASE_DOWN) from None
-        raise
+        typed = database_trouble(exc)
+        if typed is None:
+            raise
+        raise typed from None
     finally:
         _timing().db_ms += (time.perf_counter() - started) * 1000
 

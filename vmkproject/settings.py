@@ -397,6 +397,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "vmkproject.sqlcomment.ViewTagMiddleware",
+    # A statement timeout or an unreachable database on a staff page: 503 with a message.
+    "listings.admin.errors.DatabaseTroubleMiddleware",
 ]
 
 ROOT_URLCONF = "vmkproject.urls"
