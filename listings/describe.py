@@ -228,10 +228,8 @@ def describe_schema() -> dict[str, Any]:
             "ranking": "ts_rank_cd (cover density)",
             "fallback": "ILIKE over title, description and address_raw when nothing matches",
         },
-        "indexes": {
-            "vector_hnsw": found.hnsw_index,
-            "vector_hnsw_other": [n for n in found.vector_indexes if n != found.hnsw_index],
-            "full_text_gin": found.gin_index,
+        "indexes": found.describe()["indexes"]
+        | {
             "meaning": "null: no such index, so that search scans the table (slower, same results)"
             "; vector_hnsw_other: further HNSW indexes (partial ones serve the filter in their "
             "WHERE); index_used in a page names the one that ranked it",
