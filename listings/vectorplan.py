@@ -44,11 +44,6 @@ def index_scanned(plan: Mapping[str, Any], indexes: Collection[str]) -> str | No
     return None
 
 
-def scans_index(plan: Mapping[str, Any], index: str) -> bool:
-    """Whether an EXPLAIN (FORMAT JSON) plan node, or one under it, scans `index`."""
-    return index_scanned(plan, (index,)) is not None
-
-
 def explained_index(qs: Any, indexes: Collection[str]) -> str | None:
     """Which of `indexes` PostgreSQL's plan for `qs` scans (EXPLAIN: planned, not run)."""
     return index_scanned(json.loads(qs.explain(format="json"))[0]["Plan"], indexes)

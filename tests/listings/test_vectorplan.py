@@ -44,7 +44,7 @@ def _explained_index(sql, options_sql, options):
         cursor.execute("EXPLAIN (FORMAT JSON) " + sql)
         plan = cursor.fetchone()[0]
     plan = json.loads(plan) if isinstance(plan, str) else plan
-    return vectorplan.scans_index(plan[0]["Plan"], search.HNSW_INDEX)
+    return vectorplan.index_scanned(plan[0]["Plan"], (search.HNSW_INDEX,)) is not None
 
 
 @pytest.mark.parametrize("filters", FILTERS)
