@@ -7,6 +7,7 @@ import json
 import math
 
 import httpx
+import psycopg
 import pytest
 from django.conf import settings
 from mcp import Client
@@ -125,6 +126,34 @@ async def test_without_an_hnsw_index_vector_search_says_it_ran_exactly(bare_serv
     assert schema["indexes"]["vector_hnsw"] is None
     assert schema["indexes"]["full_text_gin"] == "ix_property_listings_search_vector_gin"
     assert capabilities.HNSW_MISSING in schema["database_warnings"]
+
+
+async def test_the_exact_ranking_counts_no_all_zero_vector(bare_server, bare_database):
+    """The exact scan reads each vector once: an all-zero one has a NaN distance, which is
+    neither ranked nor counted (the norm is no longer checked row by row)."""
+    url, picked = bare_database
+    with psycopg.connect(url) as conn:
+        embedded = conn.execute(
+            "SELECT count(*) FROM property_listings WHERE embedding IS NOT NULL"
+        ).fetchone()[0]
+    async with Client(bare_server.mcp_url) as client:
+        result = await client.call_tool(
+            "search_similar_listings",
+            {
+                "query": QUERY,
+                "filters": {"listing_status": "any"},
+                "limit": 50,
+                "offset": embedded - len(picked["zero"]) - 5,
+                "interpret": False,
+                "collapse_duplicates": False,
+            },
+        )
+    page = result.structured_content
+    assert page["index_used"] == search.EXACT_PATH
+    assert (page["total"], page["total_exact"]) == (embedded - len(picked["zero"]), True)
+    assert len(page["listings"]) == 5  # the last ones ranked: no zero vector after them
+    assert not {card["id"] for card in page["listings"]} & set(picked["zero"])
+    assert all(math.isfinite(card["similarity_score"]) for card in page["listings"])
 
 
 @pytest.mark.parametrize("fixture", ["bare", "indexed"])

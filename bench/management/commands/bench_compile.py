@@ -15,7 +15,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.postgres.search import SearchRank
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db.models import Count, F, Subquery, Window
+from django.db.models import F, Subquery
 
 from listings.filters import Filters
 from listings.models import PropertyListing
@@ -68,12 +68,9 @@ def statements(vector: list[float]) -> dict[str, Callable[[], Any]]:
         return ranked.with_metric(vector, "cosine").cards()[:10]
 
     def semantic_exact_ids() -> Any:
-        ranked = _filtered(city).with_embedding().nearest(vector)
-        return (
-            ranked.order_by(F("distance") + 0, "id")
-            .annotate(matched=Window(Count("pk")))
-            .values_list("id", "matched")[:10]
-        )
+        # the rows and distances that EXACT_TOP_SQL ranks and counts around them
+        ranked = _filtered(city).filter(embedding__isnull=False).nearest(vector)
+        return ranked.order_by().values("id", "distance")
 
     return {
         "get_listing_by_id": get,
