@@ -51,9 +51,7 @@ def start_local_server(
     does not start); otherwise it is inherited.
     """
     port = free_port()
-    log = log_dir / f"server-{port}.log" if log_dir else None
-    output = log.open("w") if log else None
-    process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+    return _started(
         [
             sys.executable,
             "-m",
@@ -69,6 +67,34 @@ def start_local_server(
             str(int(settings.SHUTDOWN_GRACE_SEC)),
             *([] if settings.MCP_ACCESS_LOG else ["--no-access-log"]),
         ],
+        port,
+        env,
+        log_dir,
+        timeout,
+    )
+
+
+def start_serve(
+    workers: int, env: Mapping[str, str] | None = None, *, log_dir: Path | None = None
+) -> LocalServer:
+    """`manage.py serve --workers N` on a free port, as an operator starts it; wait for
+    /health. Its process is uvicorn's supervisor when `workers` > 1."""
+    port = free_port()
+    command = [sys.executable, "manage.py", "serve", "--port", str(port)]
+    return _started([*command, "--workers", str(workers)], port, env, log_dir, 180.0)
+
+
+def _started(
+    command: list[str],
+    port: int,
+    env: Mapping[str, str] | None,
+    log_dir: Path | None,
+    timeout: float,
+) -> LocalServer:
+    log = log_dir / f"server-{port}.log" if log_dir else None
+    output = log.open("w") if log else None
+    process = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+        command,
         cwd=settings.BASE_DIR,
         env={**os.environ, "LOG_LEVEL": "WARNING", "PYTHONUNBUFFERED": "1", **(env or {})},
         stdout=output,

@@ -1,0 +1,224 @@
+"""Calls per second of single tools under concurrency, on one worker and on several.
+
+Issue 13's throughput targets (one worker, concurrency 8: get ≥ 300 calls/s, semantic ≥ 100;
+two workers at least as fast as one at every concurrency) as a command that prints figures.
+The server is started as an operator starts it (`manage.py serve --workers N`); a bare MCP
+SDK server sending our recorded answers (bench.baresdk) shows what the SDK, uvicorn and the
+same clients reach on this machine with no code of ours and no database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import platform
+import tempfile
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from bench import baresdk, throughput, workload
+from bench.localserver import LocalServer, free_port, start_serve
+from bench.output import add_out_argument, result_path
+from bench.peer import BareSdk
+from listings.errors import SearchError
+from listings.models import PropertyListing
+
+# The modes of bench_search's mix this command can load one at a time.
+MODES = ("get", "semantic", "similar", "fulltext_rare", "hybrid", "market_context")
+# Issue 13: calls/s at concurrency 8 on one worker.
+TARGETS = {"get": 300.0, "semantic": 100.0}
+TARGET_CONCURRENCY = 8
+
+
+def _levels(text: str) -> list[int]:
+    try:
+        levels = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise CommandError(f"expected comma-separated whole numbers, got {text!r}") from None
+    if not levels or min(levels) < 1:
+        raise CommandError(f"expected whole numbers of at least 1, got {text!r}")
+    return levels
+
+
+class Command(BaseCommand):
+    help = (
+        "Call one tool at a time back to back from N kept-alive MCP SDK sessions for a fixed "
+        "time, on `serve --workers` 1 and 2 and on a bare SDK server sending the same answers; "
+        "print calls/s, p50/p90 and CPU per call; write JSON to bench/results/."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--tools", default="get,semantic", help=f"comma-separated, of: {', '.join(MODES)}"
+        )
+        parser.add_argument("--concurrency", default="1,8", help="sessions, default 1,8")
+        parser.add_argument("--workers", default="1,2", help="serve --workers, default 1,2")
+        parser.add_argument("--seconds", type=float, default=10.0, help="per run, default 10")
+        parser.add_argument(
+            "--client-processes",
+            type=int,
+            default=2,
+            help="processes the sessions are spread over (default 2)",
+        )
+        parser.add_argument(
+            "--no-bare-sdk", action="store_true", help="skip the bare SDK server's runs"
+        )
+        parser.add_argument("--seed", type=int, default=7)
+        add_out_argument(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        modes = [m.strip() for m in str(options["tools"]).split(",") if m.strip()]
+        unknown = sorted(set(modes) - set(MODES))
+        if unknown:
+            raise CommandError(f"unknown tools {unknown}; choose from {', '.join(MODES)}")
+        levels = _levels(str(options["concurrency"]))
+        worker_counts = _levels(str(options["workers"]))
+        seconds = float(options["seconds"])
+        if seconds <= 0:
+            raise CommandError("--seconds must be positive")
+        try:
+            cases = workload.seeded_cases(options["seed"], 40)
+        except SearchError as exc:
+            raise CommandError(exc.message) from None
+        calls = {
+            mode: [(case.tool, case.arguments) for case in cases if case.mode == mode]
+            for mode in modes
+        }
+        listings = PropertyListing.objects.count()
+        rows: list[dict[str, Any]] = []
+        answers: dict[str, list[Any]] = {}
+        work_dir = Path(tempfile.mkdtemp(prefix="bench-throughput-"))
+
+        def measure(who: str, workers: int, url: str, pid: int | None, mode: str) -> None:
+            mode_calls = (
+                [(baresdk.TOOL, {"key": key}) for key in range(len(answers[mode]))]
+                if who == "sdk"
+                else calls[mode]
+            )
+            for level in levels:
+                self.stderr.write(f"  {who} workers={workers} {mode} concurrency {level} ...")
+                row = throughput.run(
+                    url,
+                    mode_calls,
+                    concurrency=level,
+                    seconds=seconds,
+                    client_processes=options["client_processes"],
+                    server_pid=pid,
+                )
+                rows.append({"who": who, "workers": workers, "mode": mode, **row})
+
+        for workers in worker_counts:
+            server = start_serve(workers, log_dir=work_dir)
+            try:
+                for mode in modes:
+                    # Untimed: warms the plans, the embedding cache and every worker's pool.
+                    recorded = asyncio.run(_answers(server.mcp_url, calls[mode]))
+                    failed = next((a for a in recorded if a.is_error), None)
+                    if failed is not None:  # timing errors would say nothing
+                        raise CommandError(f"{mode} fails: {failed.content[0].text[:300]}")
+                    answers.setdefault(mode, recorded)
+                    measure("ours", workers, server.mcp_url, server.process.pid, mode)
+            finally:
+                server.stop()
+            _report_errors(server, self.stderr)
+        if not options["no_bare_sdk"]:
+            for mode in modes:
+                bare = BareSdk([baresdk.record(a) for a in answers[mode]], work_dir, free_port())
+                try:
+                    measure("sdk", 1, bare.url, bare.process.pid, mode)
+                finally:
+                    bare.stop()
+        report = {
+            "when": datetime.now(UTC).isoformat(timespec="seconds"),
+            "listings": listings,
+            "machine": {"cpus": _cpus(), "python": platform.python_version()},
+            "seconds_per_run": seconds,
+            "client_processes": options["client_processes"],
+            "rows": rows,
+            "checks": _checks(rows),
+        }
+        self._print(report)
+        path = result_path(options["out"], f"throughput-{listings}")
+        path.write_text(json.dumps(report, ensure_ascii=False, indent=1), encoding="utf-8")
+        self.stdout.write(f"\nwritten to {path}")
+
+    def _print(self, report: dict[str, Any]) -> None:
+        w = self.stdout.write
+        w(
+            f"throughput, {report['listings']} listings, {report['seconds_per_run']} s per run, "
+            f"sessions over {report['client_processes']} client processes"
+        )
+        w(
+            f"{'mode':15} {'server':8} {'wkrs':>4} {'conc':>4} {'calls':>6} {'calls/s':>8} "
+            f"{'p50 ms':>7} {'p90 ms':>7} {'errors':>6} {'srv cpu':>8} {'cli cpu':>8}"
+        )
+        for r in report["rows"]:
+            w(
+                f"{r['mode']:15} {r['who']:8} {r['workers']:>4} {r['concurrency']:>4} "
+                f"{r['calls']:>6} {r['calls_per_s']:>8} {r['p50_ms']:>7} {r['p90_ms']:>7} "
+                f"{r['errors']:>6} {r['server_cpu_ms_per_call']!s:>8} "
+                f"{r['client_cpu_ms_per_call']!s:>8}"
+            )
+            if r["first_error"]:
+                w(f"{'':15} first error: {r['first_error']}")
+        w("(srv cpu / cli cpu: ms of CPU per call in the server's Python processes / the clients)")
+        w("\nchecks")
+        for check in report["checks"]:
+            w(f"  {'met' if check['met'] else 'NOT met':8} {check['what']}: {check['figure']}")
+
+
+async def _answers(url: str, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    from mcp import Client
+
+    async with Client(url) as client:
+        return [await client.call_tool(tool, arguments) for tool, arguments in calls]
+
+
+def _checks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Issue 13's targets against this run's rows."""
+    ours = {(r["mode"], r["workers"], r["concurrency"]): r for r in rows if r["who"] == "ours"}
+    checks = []
+    for mode, target in TARGETS.items():
+        row = ours.get((mode, 1, TARGET_CONCURRENCY))
+        if row is not None:
+            checks.append(
+                {
+                    "what": f"{mode}, 1 worker, concurrency {TARGET_CONCURRENCY}: "
+                    f"≥ {target:g} calls/s",
+                    "figure": f"{row['calls_per_s']} calls/s, {row['errors']} errors",
+                    "met": row["calls_per_s"] >= target and not row["errors"],
+                }
+            )
+    for (mode, workers, level), row in sorted(ours.items()):
+        one = ours.get((mode, 1, level))
+        if workers == 1 or one is None:
+            continue
+        ratio = row["calls_per_s"] / one["calls_per_s"] if one["calls_per_s"] else 0.0
+        checks.append(
+            {
+                "what": f"{mode}, concurrency {level}: {workers} workers ≥ 1 worker",
+                "figure": f"{row['calls_per_s']} against {one['calls_per_s']} calls/s "
+                f"(× {ratio:.2f}), p50 {row['p50_ms']} against {one['p50_ms']} ms",
+                "met": ratio >= 1.0,
+            }
+        )
+    return checks
+
+
+def _report_errors(server: LocalServer, stream: Any) -> None:
+    """Anything the server logged as an error or a traceback during the runs."""
+    lines = [
+        line
+        for line in server.log_text().splitlines()
+        if "Traceback" in line or " ERROR " in line or "internal_error" in line
+    ]
+    for line in lines[:10]:
+        stream.write(f"  server log: {line}")
+
+
+def _cpus() -> int:
+    return os.cpu_count() or 0
