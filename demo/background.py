@@ -3,19 +3,19 @@
 e5 embeds documents at a few per second on two cores: the demo's 5 000 listings would keep
 the first `make run` waiting for many minutes. The loader (defer_embedding) writes only the
 vectors the document cache already has and marks the database `embedding_pending`; `serve`
-then starts this filler in a thread of its own process. It writes the demo database the demo
-wing created (never a database it did not create) as its owner, in small batches, and keeps
-vmk_meta's embedding_done / embedding_total current for /health and for semantic search,
-which meanwhile ranks only the rows that have a vector and says so.
+then runs this filler in a process of its own at the lowest CPU priority (demo.filler). It
+writes the demo database the demo wing created (never a
+database it did not create) as its owner, in small batches, and keeps vmk_meta's
+embedding_done / embedding_total current for /health and for semantic search, which
+meanwhile ranks only the rows that have a vector and says so.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import psycopg
@@ -26,8 +26,13 @@ from .loading import NO_EMBEDDING_EVERY, NOT_OURS
 
 logger = logging.getLogger("vmk.background")
 
-# Small batches: the e5 engine takes one lock, so a search's query waits at most one batch.
+# Small batches: a stop request waits for at most one, and progress moves in small steps.
 FILL_BATCH = 8
+
+
+class StopFlag(Protocol):
+    def is_set(self) -> bool: ...
+
 
 _PENDING_SQL = (
     "SELECT id, title, description, district, city FROM property_listings "
@@ -53,7 +58,7 @@ def fill_embeddings(
     embed: Callable[[list[str]], list[Any]],
     *,
     batch_size: int = FILL_BATCH,
-    stop: threading.Event | None = None,
+    stop: StopFlag | None = None,
 ) -> int:
     """Embed the rows still without a vector, batch by batch; returns how many were filled.
 
@@ -107,47 +112,3 @@ def fill_embeddings(
             total,
         )
     return filled
-
-
-class BackgroundFill:
-    """One filler thread per process; `stop()` asks it to finish its batch and waits."""
-
-    def __init__(self) -> None:
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-
-    def start(self, connect: Callable[[], psycopg.Connection]) -> bool:
-        """Start the thread unless one runs; True when one was started."""
-        with self._lock:
-            if self._thread is not None and self._thread.is_alive():
-                return False
-            self._stop.clear()
-            self._thread = threading.Thread(
-                target=self._run, args=(connect,), name="vmk-embedding-fill", daemon=True
-            )
-            self._thread.start()
-            return True
-
-    def _run(self, connect: Callable[[], psycopg.Connection]) -> None:
-        from listings.embedders import get_embedder
-        from listings.errors import EmbeddingUnavailable
-
-        try:
-            with connect() as conn:
-                fill_embeddings(conn, get_embedder().embed_documents, stop=self._stop)
-        except (psycopg.Error, EmbeddingUnavailable, PermissionError) as exc:
-            # The server keeps serving; semantic search keeps saying how far it got.
-            logger.warning("background embedding stopped: %s", type(exc).__name__)
-
-    def running(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
-
-    def stop(self, timeout: float = 10.0) -> None:
-        self._stop.set()
-        thread = self._thread
-        if thread is not None:
-            thread.join(timeout)
-
-
-filler = BackgroundFill()

@@ -152,7 +152,7 @@ def stop_server(data_dir: Path) -> None:
 
 
 def stop_all() -> None:
-    from .background import filler
+    from .filler import filler
 
     filler.stop()
     for data_dir in list(_servers):
@@ -268,12 +268,14 @@ def start_embedded(embedded: dict[str, Any], dbname: str) -> str:
 
 
 def start_background_fill(settings_dict: dict[str, Any]) -> bool:
-    """When `serve` starts: fill in the embedded database's missing embeddings in a thread.
+    """When `serve` starts: fill in the embedded database's missing embeddings in a process
+    of its own (demo.background).
 
     Only for an alias with an EMBEDDED entry whose database is marked embedding_pending;
     True when a filler was started.
     """
-    from .background import filler, pending
+    from .background import pending
+    from .filler import filler
 
     embedded = settings_dict.get("EMBEDDED")
     if not embedded:
@@ -285,4 +287,4 @@ def start_background_fill(settings_dict: dict[str, Any]) -> bool:
         if not pending(conn):
             return False
     logger.info("embedding the demo listings in the background (see /health)")
-    return filler.start(lambda: server.connect(dbname))
+    return filler.start(server.conninfo(dbname))
