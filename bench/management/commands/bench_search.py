@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from bench import floor as benchfloor
 from bench import peer as benchpeer
 from bench import workload
-from bench.localserver import start_local_server
+from bench.localserver import as_deployed, start_local_server
 from bench.output import add_out_argument, result_path
 from listings.errors import SearchError
 from listings.models import PropertyListing
@@ -79,6 +79,7 @@ class Command(BaseCommand):
         url = options["url"]
         log_dir = Path(tempfile.mkdtemp(prefix="bench-server-"))
         if not url and not options["skip_mcp"]:
+            report["server"] = as_deployed()
             try:
                 server = start_local_server({"LOG_LEVEL": "INFO"}, log_dir=log_dir)
             except RuntimeError:
@@ -166,6 +167,14 @@ def render(report: dict[str, Any]) -> str:
         f"interpretation (the request read into filters, {report['interpretation']['requests']} "
         f"requests): p50 {report['interpretation']['p50_ms']} ms, "
         f"p90 {report['interpretation']['p90_ms']} ms",
+        *(
+            [
+                "MCP server as `make run` starts it: audit log on, answers wait for their rows "
+                f"(AUDIT_WAIT_SEC={report['server']['audit_wait_sec']})"
+            ]
+            if "server" in report
+            else []
+        ),
         "",
         f"{'mode':16} {'way':16} {'conc':>4} {'calls':>6} {'err':>4} {'p50 ms':>8} "
         f"{'p90 ms':>8} {'p99 ms':>8} {'calls/s':>8}",
