@@ -243,6 +243,13 @@ EXACT_TOP_SQL = (
 )
 
 
+def exact_top_sql(rows: str) -> str:
+    """EXACT_TOP_SQL around the ORM's statement (spliced, not str.format'ed: its text may
+    hold braces)."""
+    head, tail = EXACT_TOP_SQL.split("{rows}")
+    return head + rows + tail
+
+
 def _ranked_exactly(
     ranked: PropertyListingQuerySet, vector: QueryVector, metric: str, count: int
 ) -> tuple[list[Any], int]:
@@ -255,7 +262,7 @@ def _ranked_exactly(
     rows = ranked.order_by().values("id", "distance")
     sql, params = rows.query.get_compiler(using=LISTINGS).as_sql()
     with connections[LISTINGS].cursor() as cursor:
-        cursor.execute(EXACT_TOP_SQL.format(rows=sql), [*params, count])
+        cursor.execute(exact_top_sql(sql), [*params, count])
         top = cursor.fetchall()
     matched = int(top[0][1]) if top else 0
     ranked_ids = [listing_id for listing_id, _ in top[:matched]]  # NaN distances sort last

@@ -604,3 +604,12 @@ def test_an_estimate_near_the_exact_limit_is_counted_before_the_path_is_chosen(
         with connections["listings"].cursor() as cursor:
             cursor.execute("RESET enable_seqscan")
         vectorplan.forget_plans()
+
+
+def test_the_exact_ranking_splices_the_orm_statement_braces_and_all():
+    from listings.search.vector import exact_top_sql
+
+    inner = """SELECT id, '{"a": 1}'::jsonb AS j FROM t WHERE x LIKE 'a%%'"""
+    sql = exact_top_sql(inner)
+    assert inner in sql and sql.count("%s") == 1
+    assert sql.endswith("ORDER BY distance, id LIMIT %s")
