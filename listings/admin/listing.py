@@ -20,6 +20,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
 from .. import contacts, search, vocabulary
+from ..embedders_progress import embedding_progress
 from ..errors import EmptyEmbedding, NoEmbedding, NotFound, SearchError
 from ..models import SERVICE_FIELDS, PropertyListing, PropertyType
 from ..querysets import PropertyListingQuerySet
@@ -53,6 +54,11 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 
 SEARCH_FAILED = "Пошук не виконано: {message}"
+# While the demo's embeddings are being filled in (search results carry embedding_note).
+EMBEDDING_IN_PROGRESS = (
+    "Вектори оголошень ще обчислюються ({done} з {total}): пошук за змістом поки що бачить "
+    "лише оголошення з векторами; пошук за словами й фільтри бачать усі."
+)
 
 
 ILIKE_FALLBACK_NOTE = (
@@ -405,6 +411,11 @@ class PropertyListingAdmin(ReadOnlyAdmin):
                 )
             except SearchError as exc:
                 messages.error(request, SEARCH_FAILED.format(message=exc.message))
+            progress = embedding_progress() if page is not None and page.embedding_note else None
+            if progress is not None:
+                messages.warning(
+                    request, EMBEDDING_IN_PROGRESS.format(done=progress.done, total=progress.total)
+                )
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,

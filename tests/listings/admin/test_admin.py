@@ -468,6 +468,25 @@ def test_search_errors_are_messages_not_tracebacks(staff, monkeypatch):
     assert "Traceback" not in body
 
 
+def test_semantic_page_says_while_the_embeddings_are_being_filled_in(staff, monkeypatch):
+    from listings import embedders_progress
+    from listings.admin.listing import EMBEDDING_IN_PROGRESS
+
+    query = {"query": "будинок з ділянкою", "mode": "semantic", "limit": "10"}
+    embedders_progress.forget()
+    assert EMBEDDING_IN_PROGRESS.format(done=25, total=60) not in text(staff.get(SEMANTIC, query))
+    monkeypatch.setattr(
+        embedders_progress, "_read", lambda: embedders_progress.EmbeddingProgress(25, 60, True)
+    )
+    embedders_progress.forget()
+    try:
+        for mode in ("semantic", "hybrid"):
+            body = text(staff.get(SEMANTIC, {**query, "mode": mode}))
+            assert EMBEDDING_IN_PROGRESS.format(done=25, total=60) in body
+    finally:
+        embedders_progress.forget()
+
+
 def test_semantic_form_rejects_an_unknown_mode(staff):
     response = staff.get(SEMANTIC, {"query": "будинок", "mode": "sql"})
     assert response.status_code == 200
