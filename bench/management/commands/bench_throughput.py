@@ -230,11 +230,15 @@ def _checks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _report_errors(server: LocalServer, stream: Any) -> None:
-    """Anything the server logged as an error or a traceback during the runs."""
+    """Anything the server logged as a warning, an error or a traceback during the runs (an
+    audit row that could not be written, a pool that ran dry)."""
     lines = [
         line
         for line in server.log_text().splitlines()
-        if "Traceback" in line or " ERROR " in line or "internal_error" in line
+        if "Traceback" in line
+        or " ERROR " in line
+        or " WARNING " in line
+        or "internal_error" in line
     ]
     for line in lines[:10]:
         stream.write(f"  server log: {line}")
