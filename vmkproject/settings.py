@@ -165,8 +165,9 @@ HNSW_SELECTIVE_SHARE: float = env.float("HNSW_SELECTIVE_SHARE", default=0.25)
 HNSW_EF_SEARCH_SELECTIVE: int = env.int("HNSW_EF_SEARCH_SELECTIVE", default=800)
 HNSW_ITERATIVE_SCAN: str = env.str("HNSW_ITERATIVE_SCAN", default="relaxed_order")
 HNSW_MAX_SCAN_TUPLES: int = env.int("HNSW_MAX_SCAN_TUPLES", default=20000)
-# Filters that leave at most this many rows are ranked exactly (a pre-filtered scan) instead
-# of by the HNSW index, whose recall drops under selective filters.
+# Filters that leave at most this many rows, and under HNSW_SELECTIVE_SHARE of the listings,
+# are ranked exactly (a pre-filtered scan) instead of by the HNSW index, whose recall drops
+# under selective filters.
 EXACT_VECTOR_SEARCH_MAX_ROWS: int = env.int("EXACT_VECTOR_SEARCH_MAX_ROWS", default=10000)
 
 # --- Embeddings -----------------------------------------------------------------------------

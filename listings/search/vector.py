@@ -116,6 +116,21 @@ def _ef_search_for(estimate: int, index_rows: int | None = None) -> int:
     return int(settings.HNSW_EF_SEARCH)
 
 
+def _ranked_by_a_scan(estimate: int) -> bool:
+    """Whether the rows the filters keep are ranked by an exact scan: at most
+    EXACT_VECTOR_SEARCH_MAX_ROWS of them, and under HNSW_SELECTIVE_SHARE of the listings (an
+    HNSW walk under such a filter loses recall: 0.825 for Львів + 2 rooms, 5 % of 100 000).
+    A filter that keeps most of a small table is the index's: on the demo's 5 000 listings
+    its recall@10 was 1.0 under six filters keeping 10-100 % of them, unfiltered in 6.6 ms
+    of SQL against 25 exactly."""
+    if estimate > settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
+        return False
+    rows = remembered(
+        "rows_with_embedding", lambda: estimated_count(PropertyListing.objects.with_embedding())
+    )
+    return estimate < settings.HNSW_SELECTIVE_SHARE * rows
+
+
 @dataclass
 class _Neighbour:
     listing: PropertyListing
@@ -170,7 +185,7 @@ def _neighbours(
             lambda: _rows_kept(base, countable),
         )
         # Without an HNSW index the "index" path would be a slower exact scan: skip it.
-        if indexes and estimate > settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
+        if indexes and not _ranked_by_a_scan(estimate):
             ef_search = _ef_search_for(estimate)
             _set_vector_search_options(ef_search)
             sort_off = True

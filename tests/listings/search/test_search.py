@@ -466,6 +466,22 @@ def test_exact_path_counts_matches_in_the_ranking_scan():
     assert (page.total, page.total_exact) == (expected, True)
 
 
+@pytest.mark.parametrize("filters", [{}, {"deal_type": "sale"}])
+def test_a_filter_keeping_most_of_a_small_table_is_ranked_by_the_index(settings, filters):
+    """Under EXACT_VECTOR_SEARCH_MAX_ROWS rows, only a selective filter takes the exact scan:
+    one keeping most of a small table walks its HNSW graph, and finds the exact page."""
+    assert PropertyListing.objects.count() < settings.EXACT_VECTOR_SEARCH_MAX_ROWS
+    page = search.semantic_search(query=QUERY, filters=filters, limit=10)
+    assert page.index_used == search.HNSW_INDEX
+    narrow = search.semantic_search(query=QUERY, filters={"city": "Львів"}, limit=10)
+    assert narrow.index_used == search.EXACT_PATH
+    settings.HNSW_SELECTIVE_SHARE = 2.0  # every filter under the row limit: exact
+    exact = search.semantic_search(query=QUERY, filters=filters, limit=10)
+    assert exact.index_used == search.EXACT_PATH
+    tenth = exact.listings[-1].similarity_score
+    assert all(card.similarity_score >= tenth - 1e-6 for card in page.listings)
+
+
 def test_selective_filters_are_ranked_exactly_and_agree_with_the_index(settings, request):
     filters = {"city": "Львів", "deal_type": "sale"}
     exact = search.semantic_search(query=QUERY, filters=filters, limit=10)
