@@ -4,10 +4,10 @@ e5 embeds documents at a few per second on two cores: the demo's 5 000 listings 
 the first `make run` waiting for many minutes. The loader (defer_embedding) writes only the
 vectors the document cache already has and marks the database `embedding_pending`; `serve`
 then runs this filler in a process of its own at the lowest CPU priority (demo.filler). It
-writes the demo database the demo wing created (never a
-database it did not create) as its owner, in small batches, and keeps vmk_meta's
-embedding_done / embedding_total current for /health and for semantic search, which
-meanwhile ranks only the rows that have a vector and says so.
+writes the demo database the demo wing created (never a database it did not create) as its
+owner, in small batches, and keeps vmk_meta's embedding_done / embedding_total current for
+/health and for semantic search, which meanwhile ranks only the rows that have a vector and
+says so.
 """
 
 from __future__ import annotations

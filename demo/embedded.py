@@ -269,7 +269,7 @@ def start_embedded(embedded: dict[str, Any], dbname: str) -> str:
 
 def start_background_fill(settings_dict: dict[str, Any]) -> bool:
     """When `serve` starts: fill in the embedded database's missing embeddings in a process
-    of its own (demo.background).
+    of its own (demo.filler).
 
     Only for an alias with an EMBEDDED entry whose database is marked embedding_pending;
     True when a filler was started.

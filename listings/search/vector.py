@@ -102,16 +102,21 @@ def _set_vector_search_options(ef_search: int) -> None:
         cursor.execute(VECTOR_SEARCH_OPTIONS_SQL, vector_search_options(ef_search))
 
 
-def _ef_search_for(estimate: int, index_rows: int | None = None) -> int:
-    """A wider graph search when the filter keeps a small share of the graph's listings:
-    the table's, or the `index_rows` of a partial index."""
-    rows = index_rows
+def _selective(estimate: int, graph_rows: int | None = None) -> bool:
+    """Whether the filter keeps less than HNSW_SELECTIVE_SHARE of the graph's listings: the
+    table's, or the `graph_rows` of a partial index."""
+    rows = graph_rows
     if rows is None or rows <= 0:  # a partial index never analysed counts -1 rows
         rows = remembered(
             "rows_with_embedding",
             lambda: estimated_count(PropertyListing.objects.with_embedding()),
         )
-    if estimate < settings.HNSW_SELECTIVE_SHARE * rows:
+    return estimate < settings.HNSW_SELECTIVE_SHARE * rows
+
+
+def _ef_search_for(estimate: int, index_rows: int | None = None) -> int:
+    """A wider graph search when the filter keeps a small share of the graph's listings."""
+    if _selective(estimate, index_rows):
         return max(settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE)
     return int(settings.HNSW_EF_SEARCH)
 
@@ -123,12 +128,7 @@ def _ranked_by_a_scan(estimate: int) -> bool:
     A filter that keeps most of a small table is the index's: on the demo's 5 000 listings
     its recall@10 was 1.0 under six filters keeping 10-100 % of them, unfiltered in 6.6 ms
     of SQL against 25 exactly."""
-    if estimate > settings.EXACT_VECTOR_SEARCH_MAX_ROWS:
-        return False
-    rows = remembered(
-        "rows_with_embedding", lambda: estimated_count(PropertyListing.objects.with_embedding())
-    )
-    return estimate < settings.HNSW_SELECTIVE_SHARE * rows
+    return estimate <= settings.EXACT_VECTOR_SEARCH_MAX_ROWS and _selective(estimate)
 
 
 @dataclass
@@ -248,21 +248,17 @@ def _rows_kept(base: PropertyListingQuerySet, countable: PropertyListingQuerySet
     return counted if counted <= cap else max(estimate, counted)
 
 
-# The exact ranking around the ORM's statement of the filtered rows and their distances: each
-# row's vector is read once. An all-zero vector's cosine distance is NaN, which PostgreSQL
-# sorts after every number and the count leaves out; checking each row's norm in the WHERE
-# read every vector a second time (49 of 28 ms for 5 181 rows at 100 000 listings).
-EXACT_TOP_SQL = (
-    "SELECT id, COUNT(*) FILTER (WHERE distance <> 'NaN') OVER () "
-    "FROM ({rows} OFFSET 0) AS ranked ORDER BY distance, id LIMIT %s"
-)
-
-
 def exact_top_sql(rows: str) -> str:
-    """EXACT_TOP_SQL around the ORM's statement (spliced, not str.format'ed: its text may
-    hold braces)."""
-    head, tail = EXACT_TOP_SQL.split("{rows}")
-    return head + rows + tail
+    """The exact ranking around the ORM's statement `rows` of the filtered rows and their
+    distances (spliced in, not formatted: its text may hold braces), so that each row's vector
+    is read once. An all-zero vector's cosine distance is NaN, which PostgreSQL sorts after
+    every number and the count leaves out; checking each row's norm in the WHERE read every
+    vector a second time (49 of 28 ms for 5 181 rows at 100 000 listings)."""
+    return (
+        "SELECT id, COUNT(*) FILTER (WHERE distance <> 'NaN') OVER () FROM ("  # noqa: S608 - the ORM's statement; values stay parameters
+        + rows
+        + " OFFSET 0) AS ranked ORDER BY distance, id LIMIT %s"
+    )
 
 
 def _ranked_exactly(

@@ -68,7 +68,7 @@ def statements(vector: list[float]) -> dict[str, Callable[[], Any]]:
         return ranked.with_metric(vector, "cosine").cards()[:10]
 
     def semantic_exact_ids() -> Any:
-        # the rows and distances that EXACT_TOP_SQL ranks and counts around them
+        # the rows and distances that exact_top_sql ranks and counts around them
         ranked = _filtered(city).filter(embedding__isnull=False).nearest(vector)
         return ranked.order_by().values("id", "distance")
 

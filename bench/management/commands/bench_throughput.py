@@ -153,7 +153,7 @@ class Command(BaseCommand):
         report = {
             "when": datetime.now(UTC).isoformat(timespec="seconds"),
             "listings": listings,
-            "machine": {"cpus": _cpus(), "python": platform.python_version()},
+            "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
             "seconds_per_run": seconds,
             "client_processes": options["client_processes"],
             "server": deployed,
@@ -242,7 +242,3 @@ def _report_errors(server: LocalServer, stream: Any) -> None:
     ]
     for line in lines[:10]:
         stream.write(f"  server log: {line}")
-
-
-def _cpus() -> int:
-    return os.cpu_count() or 0
