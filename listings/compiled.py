@@ -1,39 +1,80 @@
-"""Statements the ORM compiles once: a fixed-shape query whose one parameter changes.
+"""Statements the ORM compiles once per shape, sent again with each call's values.
 
-Building a queryset and compiling it to SQL costs more than the database spends on a
-lookup by id (bench_compile: 1.2 ms for get_listing_by_id's statement on a loaded machine,
-its SQL 0.6 ms). A CompiledQuery has the ORM write the statement once per database alias,
-with a sentinel in place of the parameter, and then sends that SQL with each call's value
-through Django's cursor (so the SQL comment, the statement count and the timings still see
-it), converting the values as Django's compiler would and naming each column as the ORM
-does (`property_type__name` for a column of a related model, an annotation by its name).
+Building a queryset and compiling it to SQL costs more than the database spends on many of
+our statements (bench_compile on a loaded machine: get_listing_by_id's 0.6 ms against 0.6 ms
+of SQL; a semantic page 1.7 ms, a ranked full-text page 3.5 ms). A statement is compiled
+once per *shape* — everything that decides its SQL text: which filters with which values,
+the page size, the metric, the vocabulary and rates it was built with, the database — with
+placeholders standing in for what changes from call to call (the query vector, the words of
+a text query, an id), and each call sends that SQL with its own values through Django's
+cursor (so the SQL comment, the statement count and the timings still see it). Rows come
+back named as the ORM names them (`property_type__name` for a column of a related model,
+an annotation by its name) and converted as Django's compiler would.
 
-Only a statement whose parameter shows up exactly once in the compiled parameters, and
-nowhere in the SQL text, is compiled this way; any other falls back to the ORM (`rows`
-returns None and the caller runs its queryset).
+Only a statement in which each placeholder's stand-in shows up as a whole parameter (at
+least once) and nowhere else — not in the SQL text, not inside another parameter — is
+compiled this way; any other is left to the ORM (`rows` returns None and the caller runs
+its queryset).
 """
 
 from __future__ import annotations
 
+import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import cachetools
 from django.db import connections
 from django.db.models import QuerySet
 
+from .runtime import database_identity
+
 SENTINEL = -7_310_000_123
 UNCOMPILABLE = object()
+# Shapes kept per process (LRU): filter combinations an agent repeats, and the ones the
+# admin and the benchmarks send. A statement is a few kilobytes of SQL.
+MAX_SHAPES = 512
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """What a statement is built with in place of a value that changes (`stand_in`), how
+    that shows among the compiled parameters (`param`), and how a call's value becomes its
+    parameter (`to_param`: a query vector is sent as its text)."""
+
+    stand_in: Any
+    param: Any
+    to_param: Callable[[Any], Any] = _same
+
+
+ID = Placeholder(SENTINEL, SENTINEL)
+TEXT = Placeholder("\x1fvmk-placeholder-text\x1f", "\x1fvmk-placeholder-text\x1f")
 
 
 @dataclass(frozen=True)
 class _Statement:
     sql: str
     params: tuple[Any, ...]
-    slot: int
+    slots: tuple[tuple[int, int], ...]  # (parameter index, placeholder index)
     names: tuple[str, ...]
     converters: tuple[tuple[int, tuple[Any, ...], Any], ...]
+    related_pks: tuple[tuple[str, str], ...]  # (select_related relation, its pk's column)
+    keep: tuple[Any, ...]  # objects the key names by id(): alive as long as the statement
+
+
+def _related_pks(compiler: Any) -> tuple[tuple[str, str], ...]:
+    """Each select_related relation (one level) and the attname of its model's primary key."""
+    info = compiler.klass_info or {}
+    return tuple(
+        (related["field"].name, related["model"]._meta.pk.attname)
+        for related in info.get("related_klass_infos", [])
+    )
 
 
 def _column_names(compiler: Any) -> tuple[str, ...]:
@@ -54,59 +95,202 @@ def _column_names(compiler: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
+def _contains(param: Any, stand_in: str) -> bool:
+    """Whether a parameter holds the stand-in inside it (a '%text%' pattern, a list)."""
+    return stand_in in (param if isinstance(param, str) else repr(param))
+
+
+def compile_statement(
+    qs: QuerySet[Any], placeholders: Sequence[Placeholder], using: str, keep: tuple[Any, ...] = ()
+) -> Any:
+    """`qs` (built with each placeholder's stand-in) compiled to a reusable statement, or
+    UNCOMPILABLE when a stand-in is missing or shows up other than as a whole parameter."""
+    compiler = qs.query.get_compiler(using=using)
+    sql, params = compiler.as_sql()
+    slots: list[tuple[int, int]] = []
+    for number, placeholder in enumerate(placeholders):
+        text = str(placeholder.param)
+        found = [index for index, param in enumerate(params) if param == placeholder.param]
+        others = [param for param in params if param != placeholder.param]
+        if not found or text in sql or any(_contains(param, text) for param in others):
+            return UNCOMPILABLE
+        slots.extend((index, number) for index in found)
+    names = _column_names(compiler)
+    if "" in names or any(name.count("__") > 1 for name in names):
+        return UNCOMPILABLE
+    converters = compiler.get_converters([column for column, _, _ in compiler.select])
+    return _Statement(
+        sql=sql,
+        params=tuple(params),
+        slots=tuple(slots),
+        names=names,
+        converters=tuple(
+            (index, tuple(functions), expression)
+            for index, (functions, expression) in converters.items()
+        ),
+        related_pks=_related_pks(compiler),
+        keep=keep,
+    )
+
+
+def bound(statement: _Statement, slots: Sequence[tuple[Placeholder, Any]]) -> list[Any]:
+    """The statement's parameters with each placeholder's value of this call."""
+    values = [placeholder.to_param(value) for placeholder, value in slots]
+    params = list(statement.params)
+    for index, number in statement.slots:
+        params[index] = values[number]
+    return params
+
+
+def fetch(
+    statement: _Statement, slots: Sequence[tuple[Placeholder, Any]], using: str
+) -> list[dict[str, Any]]:
+    """The statement's rows with the slots' values, as dicts of the ORM's column names."""
+    connection = connections[using]
+    with connection.cursor() as cursor:
+        cursor.execute(statement.sql, bound(statement, slots))
+        fetched = cursor.fetchall()
+    found = []
+    for row in fetched:
+        row_values = list(row)
+        for index, functions, expression in statement.converters:
+            for convert in functions:
+                row_values[index] = convert(row_values[index], expression, connection)
+        found.append(dict(zip(statement.names, row_values, strict=True)))
+    return found
+
+
+@dataclass(frozen=True)
+class Shape:
+    """A statement's shape: `key` names everything that decides its SQL text but the
+    placeholders' values, `build(*stand_ins)` is its queryset, and `keep` holds objects the
+    key names by id() (alive as long as the statement, so no other object takes that id)."""
+
+    key: Hashable
+    build: Callable[..., QuerySet[Any]]
+    keep: tuple[Any, ...] = ()
+
+    def built(self, slots: Sequence[tuple[Placeholder, Any]]) -> QuerySet[Any]:
+        """The ORM's queryset for the slots' values (a statement left to the ORM)."""
+        return self.build(*(value for _, value in slots))
+
+
+class Statements:
+    """Compiled statements by shape key (LRU, per process)."""
+
+    def __init__(self, maxsize: int = MAX_SHAPES) -> None:
+        self._cache: cachetools.LRUCache[Hashable, Any] = cachetools.LRUCache(maxsize)
+        self._lock = threading.Lock()
+
+    def statement(self, shape: Shape, placeholders: Sequence[Placeholder], using: str) -> Any:
+        """The statement of `shape`, compiled the first time, or UNCOMPILABLE."""
+        full_key = (database_identity(using), using, shape.key)
+        with self._lock:
+            found = self._cache.get(full_key)
+        if found is None:
+            built = shape.build(*(placeholder.stand_in for placeholder in placeholders))
+            found = compile_statement(built, placeholders, using, shape.keep)
+            with self._lock:
+                self._cache[full_key] = found
+        return found
+
+    def _compiled(self, shape: Shape, slots: Sequence[tuple[Placeholder, Any]], using: str) -> Any:
+        return self.statement(shape, [placeholder for placeholder, _ in slots], using)
+
+    def rows(
+        self, shape: Shape, slots: Sequence[tuple[Placeholder, Any]], using: str
+    ) -> list[dict[str, Any]] | None:
+        """The rows of `shape` with each slot's value, as dicts of the ORM's column names,
+        or None when the statement is left to the ORM (the caller runs its queryset)."""
+        statement = self._compiled(shape, slots, using)
+        return None if statement is UNCOMPILABLE else fetch(statement, slots, using)
+
+    def objects(
+        self, shape: Shape, slots: Sequence[tuple[Placeholder, Any]], using: str
+    ) -> list[Any]:
+        """The rows of `shape` read as the ORM's instances would be (Row); where the
+        statement is left to the ORM, its instances."""
+        statement = self._compiled(shape, slots, using)
+        if statement is UNCOMPILABLE:
+            return list(shape.built(slots))
+        return read_rows(fetch(statement, slots, using), dict(statement.related_pks))
+
+    def sql(
+        self, shape: Shape, slots: Sequence[tuple[Placeholder, Any]], using: str
+    ) -> tuple[str, list[Any]]:
+        """The SQL and parameters of `shape` with the slots' values, for a caller that wraps
+        the statement in its own (compiled once, or by the ORM when left to it)."""
+        statement = self._compiled(shape, slots, using)
+        if statement is UNCOMPILABLE:
+            sql, params = shape.built(slots).query.get_compiler(using=using).as_sql()
+            return sql, list(params)
+        return statement.sql, bound(statement, slots)
+
+    def plan(
+        self, shape: Shape, slots: Sequence[tuple[Placeholder, Any]], using: str
+    ) -> dict[str, Any]:
+        """PostgreSQL's plan (EXPLAIN, FORMAT JSON: its top node) for `shape` with the
+        slots' values: planned, not run."""
+        sql, params = self.sql(shape, slots, using)
+        with connections[using].cursor() as cursor:
+            cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
+            found = cursor.fetchone()[0]
+        return dict((json.loads(found) if isinstance(found, str) else found)[0]["Plan"])
+
+    def clear(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
+
 class CompiledQuery:
-    """`build(value)` is the queryset; `rows(value, using)` its rows as dicts of the ORM's
-    column names, from SQL compiled once per alias."""
+    """One fixed-shape query whose one parameter changes: `build(value)` is the queryset;
+    `rows(value, using)` its rows from SQL compiled once per alias."""
 
     def __init__(self, build: Callable[[Any], QuerySet[Any]]) -> None:
         self.build = build
-        self._statements: dict[str, Any] = {}
-        self._lock = threading.Lock()
-
-    def _compile(self, using: str) -> Any:
-        compiler = self.build(SENTINEL).query.get_compiler(using=using)
-        sql, params = compiler.as_sql()
-        slots = [index for index, param in enumerate(params) if param == SENTINEL]
-        names = _column_names(compiler)
-        if len(slots) != 1 or str(SENTINEL) in sql or "" in names:
-            return UNCOMPILABLE
-        converters = compiler.get_converters([column for column, _, _ in compiler.select])
-        return _Statement(
-            sql=sql,
-            params=tuple(params),
-            slot=slots[0],
-            names=names,
-            converters=tuple(
-                (index, tuple(functions), expression)
-                for index, (functions, expression) in converters.items()
-            ),
-        )
+        self._shape = Shape(None, build)
+        self._statements = Statements(maxsize=8)
 
     def statement(self, using: str) -> Any:
-        found = self._statements.get(using)
-        if found is None:
-            with self._lock:
-                found = self._statements.get(using)
-                if found is None:
-                    found = self._statements[using] = self._compile(using)
-        return found
+        return self._statements.statement(self._shape, [ID], using)
 
     def rows(self, value: Any, using: str) -> list[dict[str, Any]] | None:
         """The rows for `value`, or None when this query falls back to the ORM."""
-        statement = self.statement(using)
-        if statement is UNCOMPILABLE:
-            return None
-        params = list(statement.params)
-        params[statement.slot] = value
-        connection = connections[using]
-        with connection.cursor() as cursor:
-            cursor.execute(statement.sql, params)
-            fetched = cursor.fetchall()
-        found = []
-        for row in fetched:
-            values = list(row)
-            for index, functions, expression in statement.converters:
-                for convert in functions:
-                    values[index] = convert(values[index], expression, connection)
-            found.append(dict(zip(statement.names, values, strict=True)))
-        return found
+        return self._statements.rows(self._shape, [(ID, value)], using)
+
+
+class Row:
+    """A row of a compiled statement read as the ORM's instance would be (read_rows): its
+    columns as attributes."""
+
+    def __init__(self, attributes: dict[str, Any]) -> None:
+        self.__dict__.update(attributes)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only for names no column gave (getattr's default, type checkers): no such column.
+        raise AttributeError(name)
+
+
+def read_rows(rows: list[dict[str, Any]], related_pks: dict[str, str]) -> list[Row]:
+    """Rows named as the ORM names columns, read as its instances: a select_related model's
+    columns (`property_type__name`) become a nested Row, None where the join found no row
+    (its primary key is NULL)."""
+    if not rows:
+        return []
+    top: list[str] = []
+    relations: dict[str, list[tuple[str, str]]] = {}
+    for name in rows[0]:
+        relation, _, column = name.partition("__")
+        if column:
+            relations.setdefault(relation, []).append((name, column))
+        else:
+            top.append(name)
+    found = []
+    for values in rows:
+        attributes = {name: values[name] for name in top}
+        for relation, columns in relations.items():
+            nested = {column: values[name] for name, column in columns}
+            present = nested.get(related_pks[relation]) is not None
+            attributes[relation] = Row(nested) if present else None
+        found.append(Row(attributes))
+    return found

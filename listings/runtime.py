@@ -133,6 +133,13 @@ def capped_count(qs: Any, cap: int | None = None) -> tuple[int, bool]:
     return (cap, False) if counted > cap else (counted, True)
 
 
+def database_identity(using: str = LISTINGS) -> tuple[Any, ...]:
+    """Which database `using` reaches, for facts remembered about it (tests switch an alias
+    between several databases)."""
+    config = connections[using].settings_dict
+    return (config.get("HOST"), config.get("PORT"), config.get("NAME"))
+
+
 def _rates() -> Mapping[str, float]:
     return settings.EXCHANGE_RATES
 

@@ -15,13 +15,10 @@ row estimate for a filter (which path to take, and the total) is remembered as l
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any
 
-from django.db import connections
-
-from .runtime import LISTINGS, Remembered
+from .runtime import Remembered, database_identity
 
 PLAN_TTL_SEC = 60.0
 MAX_PLANS = 512
@@ -44,27 +41,19 @@ def index_scanned(plan: Mapping[str, Any], indexes: Collection[str]) -> str | No
     return None
 
 
-def explained_index(qs: Any, indexes: Collection[str]) -> str | None:
-    """Which of `indexes` PostgreSQL's plan for `qs` scans (EXPLAIN: planned, not run)."""
-    return index_scanned(json.loads(qs.explain(format="json"))[0]["Plan"], indexes)
-
-
-def _database() -> tuple[Any, ...]:
-    """Which database a remembered fact is about (tests switch the alias between several)."""
-    config = connections[LISTINGS].settings_dict
-    return (config.get("HOST"), config.get("PORT"), config.get("NAME"))
-
-
-def plan_index(qs: Any, indexes: tuple[str, ...], shape: Hashable) -> str | None:
-    """explained_index(qs, indexes), remembered for PLAN_TTL_SEC per query `shape` (its
-    filter values included: a partial index serves some values of a filter, not others)."""
-    return _plans.get((_database(), indexes, shape), lambda: explained_index(qs, indexes))
+def plan_index(
+    plan: Callable[[], Mapping[str, Any]], indexes: tuple[str, ...], shape: Hashable
+) -> str | None:
+    """Which of `indexes` the `plan()` (EXPLAIN's top node) scans, remembered for
+    PLAN_TTL_SEC per query `shape` (its filter values included: a partial index serves some
+    values of a filter, not others)."""
+    return _plans.get((database_identity(), indexes, shape), lambda: index_scanned(plan(), indexes))
 
 
 def remembered_estimate(key: Hashable, estimate: Callable[[], int]) -> int:
     """`estimate()` (the planner's row estimate for a filter), remembered for PLAN_TTL_SEC
     per `key`: the statistics behind it change with ANALYZE, not from call to call."""
-    return _estimates.get((_database(), key), estimate)
+    return _estimates.get((database_identity(), key), estimate)
 
 
 def forget_plans() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..compiled import CompiledQuery
+from ..compiled import CompiledQuery, Row
 from ..errors import LISTING_NOT_FOUND, NotFound
 from ..models import PropertyListing
 from ..results import (
@@ -34,7 +34,7 @@ def _float(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def _card(listing: PropertyListing, **scores: Any) -> ListingCard:
+def _card(listing: PropertyListing | Row, **scores: Any) -> ListingCard:
     headline = getattr(listing, "headline", None)
     snippet, truncated = _snippet(headline or listing.description)
     if (

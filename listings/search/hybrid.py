@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from ..compiled import Shape
 from ..embedders_progress import incomplete_note
 from ..models import PropertyListing
 from ..results import SearchPage
-from ..runtime import MAX_CANDIDATES, RRF_K, _database, _timing
+from ..runtime import LISTINGS, MAX_CANDIDATES, RRF_K, _database, _timing
 from ..types import Limit, Offset, Query, RawFilters, checked
 from .cards import _card
 from .filtering import _prices_left_out, _resolved
-from .text import _fts_config, _text_ranked, _text_search_query
+from .text import _TEXT, _fts_config, _text_ranked, _text_search_query
 from .understood import understood
 from .vector import _embed, _neighbours
 
@@ -65,7 +66,8 @@ def hybrid_search(
     neighbours, _, _, _, path = _neighbours(vector, parsed, count=candidates, with_total=False)
     # A sentence rarely has every word in one listing; scanning for substrings instead would
     # read the whole table for a weak signal, so the text side falls back to any word.
-    text_qs, _, text_mode = _text_ranked(text, parsed, "relevance", any_word_fallback=True)
+    ranking = _text_ranked(text, parsed, "relevance", any_word_fallback=True)
+    text_mode = ranking.mode
     if text_mode == "fulltext_any_word" and not _in_listings_script(text):
         # A Latin-script or Russian request ("flat with a park view", "можно с домашними
         # животными") against Ukrainian listings: any one of its words matches by chance
@@ -75,7 +77,12 @@ def hybrid_search(
         text_mode, text_ids = TEXT_SKIPPED, []
     else:
         with _database():
-            text_ids = list(text_qs.values_list("id", flat=True)[:candidates])
+            ids = lambda *words: ranking.page(*words).values("id")[:candidates]  # noqa: E731
+            key = ("hybrid_ids", *ranking.shape, candidates)
+            found = _TEXT.rows(Shape(key, ids, ranking.keep), ranking.slots, LISTINGS)
+            if found is None:  # left to the ORM
+                found = list(ids(*ranking.args()))
+            text_ids = [row["id"] for row in found]
     fused = rrf_fuse([n.listing.id for n in neighbours], text_ids)
     page = fused[offset : offset + limit]
     by_id = {n.listing.id: n.listing for n in neighbours}

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import Any
 
 import cachetools
@@ -13,14 +14,23 @@ from django.db import connections, transaction
 from django.db.models import Case, F, FloatField, IntegerField, OrderBy, Q, Subquery, Value, When
 
 from .. import capabilities, vectorplan
+from ..compiled import TEXT, Placeholder, Shape, Statements
 from ..filters import Filters
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet
 from ..results import SearchPage
-from ..runtime import LISTINGS, _database, _rates, _timing, estimated_count, total_of
+from ..runtime import (
+    LISTINGS,
+    _database,
+    _rates,
+    _timing,
+    database_identity,
+    estimated_count,
+    total_of,
+)
 from ..types import Limit, Offset, OptionalQuery, Query, RawFilters, SortBy, checked
 from .cards import _card
-from .filtering import _filtered, _prices_left_out, _resolved, live_vocabulary
+from .filtering import _prices_left_out, _resolved, live_vocabulary
 from .understood import understood
 
 
@@ -37,23 +47,43 @@ def _words(text: str) -> list[str]:
     return [word for word in text.split() if len(word) >= 2][:10] or [text]
 
 
+def _any_words(text: str) -> str:
+    """The websearch text of "any of the words" (their operators taken out)."""
+    words = [word.strip('"-') for word in text.split()]
+    return " or ".join(word for word in words if word and word.lower() != "or")
+
+
 def _any_word_query(text: str) -> SearchQuery:
     """Listings with any of the words (websearch syntax, its operators taken out)."""
-    words = [word.strip('"-') for word in text.split()]
-    return SearchQuery(
-        " or ".join(word for word in words if word and word.lower() != "or"),
-        config=_fts_config(),
-        search_type="websearch",
-    )
+    return _tsquery(_any_words(text), "fulltext_any_word")
+
+
+def _tsquery(words: str, mode: str, config: str | None = None) -> SearchQuery:
+    """The SearchQuery of a text mode's own words (`words` reach the statement as they are:
+    a compiled statement sends each call's words in their place)."""
+    search_type = "websearch" if mode == "fulltext_any_word" else "plain"
+    return SearchQuery(words, config=config or _fts_config(), search_type=search_type)
+
+
+def _mode_words(text: str, mode: str) -> str:
+    """What a text mode sends as its query's text: the request, or its words joined by or."""
+    return _any_words(text) if mode == "fulltext_any_word" else text
 
 
 def _text_search_query(text: str, mode: str) -> SearchQuery | None:
     """The tsquery a text mode of _matching_text matches with; None for the ILIKE fallback."""
-    if mode == "fulltext":
-        return _fts_query(text)
-    if mode == "fulltext_any_word":
-        return _any_word_query(text)
+    if mode in {"fulltext", "fulltext_any_word"}:
+        return _tsquery(_mode_words(text, mode), mode)
     return None
+
+
+def _any_match(exists: Callable[[], bool]) -> bool:
+    """`exists()` run through the GIN index: for `LIMIT 1` the planner may otherwise scan the
+    table or a filter's index row by row, all of it when the words match nothing."""
+    with _database(), transaction.atomic(using=LISTINGS):
+        with connections[LISTINGS].cursor() as cursor:
+            cursor.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off")
+        return exists()
 
 
 def _matching_text(
@@ -65,13 +95,8 @@ def _matching_text(
     full text with any of the words instead, which the GIN index serves.
     """
     matched = base.matching(_fts_query(text))
-    with _database(), transaction.atomic(using=LISTINGS):
-        # Through the GIN index: for `LIMIT 1` the planner may otherwise scan the table or a
-        # filter's index row by row, all of it when the words match nothing.
-        with connections[LISTINGS].cursor() as cursor:
-            cursor.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off")
-        if matched.exists():
-            return matched, "fulltext"
+    if _any_match(matched.exists):
+        return matched, "fulltext"
     if any_word_fallback:
         return base.matching(_any_word_query(text)), "fulltext_any_word"
     return base.containing_words(_words(text)), "ilike_fallback"
@@ -149,32 +174,85 @@ def relevance_slice(ordered: PropertyListingQuerySet, start: int, stop: int) -> 
     return rows + list(others[skip : skip + (stop - start) - len(rows)])
 
 
-def _text_ranked(
-    text: str, filters: Filters, sort_by: str, *, any_word_fallback: bool = False
-) -> tuple[Any, Any, str]:
-    """(the page queryset, the queryset to count, mode) for a text query.
+# Text search statements by shape (the page, the index check, hybrid's ranked ids): building
+# and compiling a ranked full-text page took 3.5 ms a call (bench_compile).
+_TEXT = Statements()
 
-    Full text when anything matches, else the ILIKE fallback. Relevance ranks at most the
-    FTS_RANK_CANDIDATES newest matches (_rank_candidates).
+
+@dataclass(frozen=True)
+class TextRanking:
+    """A text query's ranking, as builders of querysets for the words of its mode (called
+    with TEXT's stand-in when a statement is compiled, with `words` when it is not)."""
+
+    mode: str
+    words: str | None  # None: a pure filter (the statement has no text)
+    page: Callable[..., PropertyListingQuerySet]  # ordered, headlines and ranks annotated
+    matched: Callable[..., PropertyListingQuerySet]  # every match (to count)
+    shape: tuple[Any, ...]  # what else decides the SQL (the key of its statements)
+    keep: tuple[Any, ...]  # objects `shape` names by id()
+
+    @property
+    def slots(self) -> list[tuple[Placeholder, Any]]:
+        return [] if self.words is None else [(TEXT, self.words)]
+
+    def args(self) -> tuple[Any, ...]:
+        return () if self.words is None else (self.words,)
+
+
+def _text_ranked(
+    text: str | None, filters: Filters, sort_by: str, *, any_word_fallback: bool = False
+) -> TextRanking:
+    """How a text query (None: no text, a pure filter) ranks under `filters`.
+
+    Full text when anything matches, else the fallback (_matching_text's). Relevance ranks
+    at most the FTS_RANK_CANDIDATES newest matches (_rank_candidates).
     """
-    matched, mode = _matching_text(
-        text,
-        _filtered(filters),
-        any_word_fallback=any_word_fallback,
-    )
-    qs = matched
-    query = _text_search_query(text, mode)
-    if query is not None:
-        if sort_by == "relevance":
-            qs = PropertyListing.objects.filter(id__in=_rank_candidates(matched)).annotate(
-                rank=_rank(query)
+    vocabulary, rates, config = live_vocabulary(), _rates(), _fts_config()
+    # What decides the SQL besides the mode and order (the ranked candidates' LIMIT too).
+    candidates = settings.FTS_RANK_CANDIDATES
+    shape = (filters.model_dump_json(), config, candidates, id(vocabulary), id(rates))
+    keep = (vocabulary, rates)
+
+    def filtered() -> PropertyListingQuerySet:
+        return PropertyListing.objects.filtered(filters, rates, vocabulary)
+
+    mode = "filter"
+    if text is not None:
+        mode = "fulltext"
+
+        def exists(words: str) -> Any:
+            return (
+                filtered().filter(search_vector=_tsquery(words, "fulltext", config)).only("id")[:1]
             )
-        qs = qs.with_headline(query, _fts_config())
-    elif sort_by == "relevance":
+
+        check = Shape(("exists", *shape), exists, keep)
+        if not _any_match(lambda: bool(_TEXT.objects(check, [(TEXT, text)], LISTINGS))):
+            mode = "fulltext_any_word" if any_word_fallback else "ilike_fallback"
+    words = None if text is None else _mode_words(text, mode)
+    if mode in {"filter", "ilike_fallback"} and sort_by == "relevance":
         sort_by = "date_desc"
-    if sort_by in {"price_asc", "price_desc"}:
-        qs = qs.with_price_in("USD", _rates(), live_vocabulary())
-    return qs.sorted_by(sort_by), matched, mode
+
+    def matched(*args: str) -> PropertyListingQuerySet:
+        if mode == "filter":
+            return filtered()
+        if mode == "ilike_fallback":
+            return filtered().containing_words(_words(args[0]))
+        return filtered().matching(_tsquery(args[0], mode, config))
+
+    def page(*args: str) -> PropertyListingQuerySet:
+        qs = matched(*args)
+        if mode in {"fulltext", "fulltext_any_word"}:
+            query = _tsquery(args[0], mode, config)
+            if sort_by == "relevance":
+                qs = PropertyListing.objects.filter(id__in=_rank_candidates(qs)).annotate(
+                    rank=_rank(query)
+                )
+            qs = qs.with_headline(query, config)
+        if sort_by in {"price_asc", "price_desc"}:
+            qs = qs.with_price_in("USD", rates, vocabulary)
+        return qs.sorted_by(sort_by)
+
+    return TextRanking(mode, words, page, matched, (mode, sort_by, *shape), keep)
 
 
 class CappedCount(Subquery):
@@ -195,24 +273,30 @@ _broad_lock = threading.Lock()
 
 
 def _page_and_total(
-    qs: Any, counted: Any, *, key: Hashable, offset: int, limit: int
+    ranking: TextRanking, *, key: Hashable, offset: int, limit: int
 ) -> tuple[list[Any], int, bool]:
     """The page's rows and (total, exact) as total_of gives them, in one statement for most
     searches: the page carries a count of the matches capped at TOTAL_COUNT_CAP + 1. Past
     the cap the planner's estimate is the total (an EXPLAIN, then remembered for the key)."""
     cap = settings.TOTAL_COUNT_CAP
-    config = connections[LISTINGS].settings_dict  # tests switch between databases
-    key = (config.get("HOST"), config.get("PORT"), config.get("NAME"), cap, key)
+    key = (database_identity(), cap, key)
     with _broad_lock:
         broad = _broad.get(key)
-    page = qs.cards()
-    if broad is None:
-        page = page.annotate(matches=CappedCount(counted.order_by().values("pk")[: cap + 1]))
-    rows = list(page[offset : offset + limit])
+
+    def page(*args: str) -> Any:
+        rows = ranking.page(*args).cards()
+        if broad is None:
+            counted = ranking.matched(*args).order_by().values("pk")[: cap + 1]
+            rows = rows.annotate(matches=CappedCount(counted))
+        return rows[offset : offset + limit]
+
+    shape = ("text_page", *ranking.shape, broad is None, cap, offset, limit)
+    rows = _TEXT.objects(Shape(shape, page, ranking.keep), ranking.slots, LISTINGS)
     if len(rows) < limit and (rows or not offset):
         return rows, offset + len(rows), True  # the last page: its rows are the count
     if broad is not None:
         return rows, max(broad, offset + len(rows)), False
+    counted = ranking.matched(*ranking.args())
     if not rows:  # past the end: the count came with no row
         total, exact = total_of(counted)
         return rows, total, exact
@@ -242,18 +326,10 @@ def fulltext_search(
     """
     text = query
     parsed = _resolved(filters)
-    if text is None:
-        order = "date_desc" if sort_by == "relevance" else sort_by
-        qs = _filtered(parsed)
-        if order in {"price_asc", "price_desc"}:
-            qs = qs.with_price_in("USD", _rates(), live_vocabulary())
-        qs = counted = qs.sorted_by(order)
-        mode = "filter"
-    else:
-        qs, counted, mode = _text_ranked(text, parsed, sort_by)
-    key = ("fulltext_total", mode, text, parsed.model_dump_json())
+    ranking = _text_ranked(text, parsed, sort_by)
+    key = ("fulltext_total", ranking.mode, text, parsed.model_dump_json())
     with _database():
-        rows, total, exact = _page_and_total(qs, counted, key=key, offset=offset, limit=limit)
+        rows, total, exact = _page_and_total(ranking, key=key, offset=offset, limit=limit)
     cards = [
         _card(row, rank_score=round(float(row.rank), 6) if getattr(row, "rank", None) else None)
         for row in rows
@@ -264,7 +340,7 @@ def fulltext_search(
         total_exact=exact,
         limit=limit,
         offset=offset,
-        mode=mode,
+        mode=ranking.mode,
         query=text,
         filters=parsed.active(),
         sort_by=sort_by,

@@ -14,6 +14,7 @@ from django.db import connections, transaction
 from vmkproject import telemetry
 
 from .. import capabilities, vectorplan
+from ..compiled import ID, CompiledQuery, Placeholder, Row, Shape, Statements
 from ..embedders_progress import incomplete_note
 from ..errors import (
     EMBEDDER_MISMATCH,
@@ -34,6 +35,7 @@ from ..runtime import (
     EXACT_PATH,
     LISTINGS,
     _database,
+    _rates,
     _timing,
     capped_count,
     estimated_count,
@@ -43,7 +45,7 @@ from ..runtime import (
 from ..types import Limit, ListingId, Metric, MinSimilarity, Offset, Query, RawFilters, checked
 from .cards import _card
 from .cut import reporting_cut
-from .filtering import _filtered, _prices_left_out, _resolved
+from .filtering import _prices_left_out, _resolved, live_vocabulary
 from .understood import understood
 
 
@@ -133,8 +135,26 @@ def _ranked_by_a_scan(estimate: int) -> bool:
 
 @dataclass
 class _Neighbour:
-    listing: PropertyListing
+    listing: PropertyListing | Row
     distance: float
+
+
+# The page statements of the HNSW branch (and of its exact fallback) by shape: the ORM's
+# build and compile took 1.7 ms a call (bench_compile), a third of our time above the SQL.
+_PAGES = Statements()
+
+
+VECTOR_STAND_IN_TEXT = "[-7310000.125]"
+
+
+class _StandInVector(QueryVector):
+    """The query vector a page statement is compiled with: its text is a marker."""
+
+    def to_text(self) -> str:
+        return VECTOR_STAND_IN_TEXT
+
+
+VECTOR = Placeholder(_StandInVector([0.0]), VECTOR_STAND_IN_TEXT, QueryVector.to_text)
 
 
 def _neighbours(
@@ -155,25 +175,54 @@ def _neighbours(
     are ranked exactly by a pre-filtered scan: an HNSW graph walk under a selective filter
     loses recall. Otherwise the HNSW index ranks them, with iterative scans so the page still
     fills; should the scan stop short of a full page anyway, the exact scan runs instead.
+    Querysets are built only when a statement is compiled (see _PAGES).
     """
 
     encoded = QueryVector(vector)
+    vocabulary, rates = live_vocabulary(), _rates()
+    filters_json = filters.model_dump_json()
 
-    def ranking(listings: PropertyListingQuerySet) -> PropertyListingQuerySet:
-        ranked = listings.nearest(encoded)
+    def kept(*, usable: bool, excluded: int | None = exclude_id) -> PropertyListingQuerySet:
+        """The filtered listings with a vector: `usable` leaves out all-zero ones too (their
+        norm is checked), else only NULLs (the HNSW index holds no zero vector, and the
+        exact ranking leaves their NaN distances out)."""
+        rows = PropertyListing.objects.filtered(filters, rates, vocabulary)
+        if exclude_id is not None:
+            rows = rows.exclude(id=excluded)
+        return rows.with_embedding() if usable else rows.filter(embedding__isnull=False)
+
+    def ranking(
+        query_vector: QueryVector, excluded: int | None = exclude_id, *, usable: bool
+    ) -> PropertyListingQuerySet:
+        ranked = kept(usable=usable, excluded=excluded).nearest(query_vector)
         if min_similarity is not None:
             ranked = ranked.filter(distance__lte=1.0 - min_similarity)
         return ranked
 
-    filtered = _filtered(filters)
+    def page(usable: bool) -> Any:
+        def build(query_vector: QueryVector, excluded: int | None = exclude_id) -> Any:
+            ranked = ranking(query_vector, excluded, usable=usable)
+            return ranked.with_metric(query_vector, metric).cards()[:count]
+
+        return build
+
+    def distances_of(query_vector: QueryVector, excluded: int | None = exclude_id) -> Any:
+        ranked = ranking(query_vector, excluded, usable=False)
+        return ranked.order_by().values("id", "distance")
+
+    slots: list[tuple[Placeholder, Any]] = [(VECTOR, encoded)]
     if exclude_id is not None:
-        filtered = filtered.exclude(id=exclude_id)
-    base = filtered.with_embedding()
-    # The HNSW index (cosine) holds no NULL and no all-zero vector, so its scan needs no
-    # norm check: computing each candidate's norm took 4 of its 10 ms at 100 000 listings.
-    # Nor does the exact ranking, which leaves out the NaN distances of all-zero vectors.
-    countable = filtered.filter(embedding__isnull=False)
-    ranked, on_index = ranking(base), ranking(countable)
+        slots.append((ID, exclude_id))
+    context = (vocabulary, rates)  # the statement keeps them: its key names them by id()
+
+    def key(kind: object) -> tuple[Any, ...]:
+        # the page (kind: whether norms are checked) or the exact ranking's "distances"
+        shape = (filters_json, exclude_id is None, min_similarity, metric, count)
+        return ("vector", kind, *shape, id(vocabulary), id(rates))
+
+    def page_shape(usable: bool) -> Shape:
+        return Shape(key(usable), page(usable), context)
+
     rows: list[Any] | None = None
     total, exact = 0, False
     path, sort_off = EXACT_PATH, False
@@ -181,35 +230,35 @@ def _neighbours(
     indexes, partial_rows = found.vector_indexes, dict(found.partial_index_rows)
     with _database(), transaction.atomic(using=LISTINGS):
         estimate = vectorplan.remembered_estimate(
-            (filters.model_dump_json(), exclude_id is None),
-            lambda: _rows_kept(base, countable),
+            (filters_json, exclude_id is None),
+            lambda: _rows_kept(kept(usable=True), kept(usable=False)),
         )
         # Without an HNSW index the "index" path would be a slower exact scan: skip it.
         if indexes and not _ranked_by_a_scan(estimate):
             ef_search = _ef_search_for(estimate)
             _set_vector_search_options(ef_search)
             sort_off = True
-            page = on_index.with_metric(encoded, metric).cards()[:count]
             thresholds = (min_similarity is None, exclude_id is None)
             # Which filters are set decides the plan; with partial indexes their values do
             # too (Київ's index serves city = Київ, not city = Львів).
-            filtered_by = filters.model_dump_json() if partial_rows else tuple(filters.active())
+            filtered_by = filters_json if partial_rows else tuple(filters.active())
             shape = (filtered_by, metric, *thresholds, ef_search)
             # The index the planner scans (a partial one where its WHERE fits the filter).
-            path = vectorplan.plan_index(page, indexes, shape) or EXACT_PATH
-            if path == EXACT_PATH:  # the planner ranks these by a scan: exact all the same
-                page = ranked.with_metric(encoded, metric).cards()[:count]
-            elif path in partial_rows:
+            plan = lambda: _PAGES.plan(page_shape(False), slots, LISTINGS)  # noqa: E731
+            path = vectorplan.plan_index(plan, indexes, shape) or EXACT_PATH
+            # The planner ranks these by a scan (EXACT_PATH): exact all the same.
+            usable = path == EXACT_PATH
+            if path in partial_rows:
                 # A partial index's graph holds only its WHERE's rows: the share that counts
                 # is the filter's of those (Львів's own index under city = Львів: all of it).
                 narrower = _ef_search_for(estimate, partial_rows[path])
                 if narrower != ef_search:
                     _set_vector_search_options(narrower)
-            rows = list(page)
+            rows = _PAGES.objects(page_shape(usable), slots, LISTINGS)
             if len(rows) < count:
                 rows = None  # too few for a full page: only an exact scan can tell why
             elif with_total and min_similarity is not None:
-                total, exact = capped_count(ranked)
+                total, exact = capped_count(ranking(encoded, usable=True))
             elif with_total:
                 total = max(estimate, count)  # the planner's estimate: no count of the rows
         if rows is None:
@@ -217,7 +266,8 @@ def _neighbours(
                 with connections[LISTINGS].cursor() as cursor:
                     cursor.execute(vectorplan.SORT_ON_SQL)
             path = EXACT_PATH
-            rows, total = _ranked_exactly(on_index, encoded, metric, count)
+            distances = _PAGES.sql(Shape(key("distances"), distances_of, context), slots, LISTINGS)
+            rows, total = _ranked_exactly(distances, encoded, metric, count)
             exact = True
     if not with_total:
         total, exact = 0, False
@@ -262,16 +312,16 @@ def exact_top_sql(rows: str) -> str:
 
 
 def _ranked_exactly(
-    ranked: PropertyListingQuerySet, vector: QueryVector, metric: str, count: int
+    distances: tuple[str, list[Any]], vector: QueryVector, metric: str, count: int
 ) -> tuple[list[Any], int]:
-    """The `count` nearest rows of `ranked` by exact distance, and how many rows it has
-    with a distance (rows with an all-zero vector have none: never ranked nor counted).
+    """The `count` nearest rows by exact distance, of `distances` (the statement, and its
+    parameters, of the filtered rows' ids and distances), and how many rows have a distance
+    (rows with an all-zero vector have none: never ranked nor counted).
 
     One scan computes every distance and the count (over id and distance only, so little
     is held in memory); the cards of the page are then fetched by primary key.
     """
-    rows = ranked.order_by().values("id", "distance")
-    sql, params = rows.query.get_compiler(using=LISTINGS).as_sql()
+    sql, params = distances
     with connections[LISTINGS].cursor() as cursor:
         cursor.execute(exact_top_sql(sql), [*params, count])
         top = cursor.fetchall()
@@ -374,6 +424,13 @@ def semantic_search(
     return page.model_copy(update={"embedding_note": note}) if note else page
 
 
+def _embedding_of(listing_id: Any) -> Any:
+    return PropertyListing.objects.filter(id=listing_id).values("embedding")
+
+
+_EMBEDDING = CompiledQuery(_embedding_of)
+
+
 @checked
 def similar_to_listing(
     *,
@@ -390,12 +447,14 @@ def similar_to_listing(
     """
     parsed = _resolved(filters)
     with _database():
-        rows = list(PropertyListing.objects.filter(id=listing_id).values_list("embedding"))
+        rows = _EMBEDDING.rows(listing_id, LISTINGS)
+        if rows is None:  # left to the ORM
+            rows = list(_embedding_of(listing_id))
     if not rows:
         raise NotFound(LISTING_NOT_FOUND.format(listing_id=listing_id))
-    if rows[0][0] is None:
+    if rows[0]["embedding"] is None:
         raise NoEmbedding(LISTING_HAS_NO_EMBEDDING.format(listing_id=listing_id))
-    vector = [float(x) for x in rows[0][0]]
+    vector = [float(x) for x in rows[0]["embedding"]]
     if not usable_vector(vector):
         raise EmptyEmbedding(LISTING_EMBEDDING_EMPTY.format(listing_id=listing_id))
     return _vector_page(

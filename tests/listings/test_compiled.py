@@ -6,7 +6,16 @@ import pytest
 from django.db.models import F, Q
 
 from listings import search
-from listings.compiled import UNCOMPILABLE, CompiledQuery
+from listings.compiled import (
+    ID,
+    TEXT,
+    UNCOMPILABLE,
+    CompiledQuery,
+    Row,
+    Shape,
+    Statements,
+    read_rows,
+)
 from listings.models import PropertyListing
 from listings.results import ListingDetail
 from listings.runtime import LISTINGS
@@ -53,23 +62,84 @@ def test_the_compiled_statement_is_written_once_and_carries_each_calls_id():
     assert search.get_listing(listing_id=second).id == second
 
 
-def test_a_query_whose_parameter_appears_twice_is_left_to_the_orm():
-    # (so is one with a field that cannot hold the sentinel: Django drops that condition, and
-    # the sentinel is found fewer times than it was given)
+def test_a_placeholder_used_twice_takes_the_calls_value_in_both_places():
+    ids = list(PropertyListing.objects.order_by("id").values_list("id", flat=True)[:5])
     twice = CompiledQuery(
-        lambda value: PropertyListing.objects.filter(Q(id=value) | Q(id__gt=value)).annotate(
-            next_id=F("id") + 1
+        lambda value: (
+            PropertyListing.objects.filter(Q(id=value) | Q(id__gt=value))
+            .annotate(next_id=F("id") + 1)
+            .order_by("id")[:3]
         )
     )
-    assert twice.statement(LISTINGS) is UNCOMPILABLE
-    assert twice.rows(1, LISTINGS) is None
+    assert twice.statement(LISTINGS) is not UNCOMPILABLE
+    rows = twice.rows(ids[2], LISTINGS)
+    assert [row["id"] for row in rows] == ids[2:5]
+    assert [row["next_id"] for row in rows] == [listing_id + 1 for listing_id in ids[2:5]]
+
+
+def test_a_stand_in_a_lookup_rewrites_is_left_to_the_orm():
+    # icontains sends '%<text>%': the stand-in is inside a parameter, not one itself
+    statements = Statements()
+
+    def build(text):
+        return PropertyListing.objects.filter(title__icontains=text).order_by("id")[:5]
+
+    word = PropertyListing.objects.exclude(title=None).order_by("id").first().title.split()[0]
+    shape = Shape("k", build)
+    assert statements.statement(shape, [TEXT], LISTINGS) is UNCOMPILABLE
+    assert statements.rows(shape, [(TEXT, word)], LISTINGS) is None
+    found = statements.objects(shape, [(TEXT, word)], LISTINGS)
+    assert [row.id for row in found] == [listing.id for listing in build(word)]
+    assert found and all(isinstance(row, PropertyListing) for row in found)
+
+
+def test_rows_of_a_compiled_page_read_as_the_orms_instances():
+    statements = Statements()
+
+    def build(listing_id):
+        return PropertyListing.objects.filter(id__gte=listing_id).order_by("id").cards()[:40]
+
+    first = PropertyListing.objects.order_by("id").values_list("id", flat=True)[0]
+    rows = statements.objects(Shape("cards", build), [(ID, first)], LISTINGS)
+    assert statements.statement(Shape("cards", build), [ID], LISTINGS) is not UNCOMPILABLE
+    orm = list(build(first))
+    assert [type(row) for row in rows] == [Row] * len(orm)
+    assert any(row.property_type is not None for row in orm)
+    for row, listing in zip(rows, orm, strict=True):
+        assert (row.id, row.title, row.price, row.publish_date, row.currency) == (
+            listing.id,
+            listing.title,
+            listing.price,
+            listing.publish_date,
+            listing.currency,
+        )
+        assert (row.property_type and row.property_type.name) == (
+            listing.property_type and listing.property_type.name
+        )
+        assert search._card(row) == search._card(listing)
 
 
 def test_get_listing_reads_through_the_orm_when_its_statement_is_not_compiled(monkeypatch):
+    # icontains sends '%<id>%': the stand-in is not a parameter of its own
     uncompilable = CompiledQuery(
-        lambda value: PropertyListing.objects.filter(Q(id=value) | Q(id__gt=value))
+        lambda value: PropertyListing.objects.filter(title__icontains=value)
     )
+    assert uncompilable.statement(LISTINGS) is UNCOMPILABLE
     monkeypatch.setattr(cards, "_BY_ID", uncompilable)
     listing_id = PropertyListing.objects.order_by("id").values_list("id", flat=True)[0]
     assert cards._detail_fields(listing_id) == _orm_fields(listing_id)
     assert search.get_listing(listing_id=listing_id).id == listing_id
+
+
+def test_a_row_whose_join_found_nothing_has_none_for_the_relation():
+    # as select_related gives it: the related model's primary key NULL means no row
+    row, typed = read_rows(
+        [
+            {"id": 7, "property_type__id": None, "property_type__name": None},
+            {"id": 8, "property_type__id": 2, "property_type__name": None},
+        ],
+        {"property_type": "id"},
+    )
+    assert (row.id, row.property_type) == (7, None)
+    assert (typed.id, typed.property_type.id, typed.property_type.name) == (8, 2, None)
+    assert getattr(row, "headline", "absent") == "absent"

@@ -1,0 +1,144 @@
+"""Searches through statements compiled once per shape (listings.compiled) answer exactly as
+the ORM's statements built anew for each call do: the same pages, totals and paths, for
+filter combinations, thresholds, metrics, offsets and every text mode."""
+
+from __future__ import annotations
+
+import pytest
+
+from listings import compiled, search, vectorplan
+from listings.search import text as text_search
+from listings.search import vector as vector_search
+
+pytestmark = pytest.mark.usefixtures("listings_access")
+
+
+class LeftToTheOrm(compiled.Statements):
+    """Compiles nothing: every statement is built and sent by the ORM, as before."""
+
+    def statement(self, *args, **kwargs):
+        return compiled.UNCOMPILABLE
+
+
+def both_ways(monkeypatch, call):
+    """`call()` with compiled statements (twice: compiled, then reused) and through the ORM."""
+    vector_search._PAGES.clear()
+    text_search._TEXT.clear()
+    first, reused = call(), call()
+    assert compiled_statements() > 0  # the first call compiled what it sent
+    with monkeypatch.context() as patched:
+        patched.setattr(vector_search, "_PAGES", LeftToTheOrm())
+        patched.setattr(text_search, "_TEXT", LeftToTheOrm())
+        orm = call()
+    return first, reused, orm
+
+
+def compiled_statements():
+    held = [*vector_search._PAGES._cache.values(), *text_search._TEXT._cache.values()]
+    return sum(statement is not compiled.UNCOMPILABLE for statement in held)
+
+
+def same_page(page):
+    return page.model_dump(exclude={"embedding_note"})
+
+
+QUERY = "світла квартира з балконом біля парку"
+SEMANTIC = [
+    {},
+    {"city": "Київ"},
+    {"city": "Львів", "rooms_count": 2},
+    {"deal_type": "rent", "max_price": 20000, "currency": "UAH"},
+    {"has_balcony": True, "min_area": 40},
+]
+
+
+@pytest.mark.parametrize("filters", SEMANTIC)
+def test_semantic_pages_match_the_orms(monkeypatch, filters):
+    first, reused, orm = both_ways(
+        monkeypatch, lambda: search.semantic_search(query=QUERY, filters=filters, limit=7)
+    )
+    assert same_page(first) == same_page(reused) == same_page(orm)
+    assert first.listings, filters
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"offset": 5, "limit": 5},
+        {"min_similarity": 0.2},
+        {"distance_metric": "l2"},
+        {"distance_metric": "inner_product", "filters": {"city": "Київ"}},
+    ],
+)
+def test_semantic_options_match_the_orms(monkeypatch, options):
+    first, reused, orm = both_ways(
+        monkeypatch, lambda: search.semantic_search(query=QUERY, **options)
+    )
+    assert same_page(first) == same_page(reused) == same_page(orm)
+
+
+def test_two_queries_of_one_shape_get_their_own_neighbours(monkeypatch):
+    # the statement is reused; the vector it sends is each call's own
+    vectorplan.forget_plans()
+    one = search.semantic_search(query="будинок з ділянкою за містом", limit=5)
+    other = search.semantic_search(query="офіс у центрі міста", limit=5)
+    assert [c.id for c in one.listings] != [c.id for c in other.listings]
+    _, _, orm = both_ways(
+        monkeypatch, lambda: search.semantic_search(query="офіс у центрі міста", limit=5)
+    )
+    assert [c.id for c in other.listings] == [c.id for c in orm.listings]
+
+
+def test_more_like_this_matches_the_orms_and_leaves_the_listing_out(monkeypatch):
+    from listings.models import PropertyListing
+
+    ids = list(
+        PropertyListing.objects.filter(embedding__isnull=False)
+        .order_by("id")
+        .values_list("id", flat=True)[:2]
+    )
+    pages = {}
+    for listing_id in ids:
+        first, reused, orm = both_ways(
+            monkeypatch,
+            lambda listing_id=listing_id: search.similar_to_listing(listing_id=listing_id, limit=6),
+        )
+        assert same_page(first) == same_page(reused) == same_page(orm)
+        assert listing_id not in [card.id for card in first.listings]
+        pages[listing_id] = [card.id for card in first.listings]
+    assert pages[ids[0]] != pages[ids[1]]
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"query": "балкон"},
+        {"query": "квартира", "filters": {"city": "Київ"}, "offset": 10},
+        {"query": "квартира", "sort_by": "price_asc"},
+        {"query": "zzzqx балкон"},  # no listing has both: the substring fallback
+        {"filters": {"city": "Львів"}, "sort_by": "date_desc"},
+        {"filters": {"deal_type": "sale"}, "sort_by": "price_desc", "limit": 20},
+    ],
+)
+def test_full_text_and_filter_pages_match_the_orms(monkeypatch, arguments):
+    first, reused, orm = both_ways(monkeypatch, lambda: search.fulltext_search(**arguments))
+    assert same_page(first) == same_page(reused) == same_page(orm)
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["квартира з балконом біля парку", "zzzqx балкон світла", "flat with a park view"],
+)
+def test_hybrid_pages_match_the_orms(monkeypatch, query):
+    first, reused, orm = both_ways(monkeypatch, lambda: search.hybrid_search(query=query))
+    assert same_page(first) == same_page(reused) == same_page(orm)
+    assert first.listings
+
+
+def test_different_words_of_one_shape_rank_their_own_matches(monkeypatch):
+    balcony = search.fulltext_search(query="балкон", limit=5)
+    park = search.fulltext_search(query="парк", limit=5)
+    assert balcony.mode == park.mode == "fulltext"
+    assert [c.id for c in balcony.listings] != [c.id for c in park.listings]
+    _, _, orm = both_ways(monkeypatch, lambda: search.fulltext_search(query="парк", limit=5))
+    assert same_page(park) == same_page(orm)
