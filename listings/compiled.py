@@ -54,6 +54,7 @@ class Placeholder:
 
 
 ID = Placeholder(SENTINEL, SENTINEL)
+IDS = Placeholder([SENTINEL], [SENTINEL])  # ids sent as one array (`id__any_of`)
 TEXT = Placeholder("\x1fvmk-placeholder-text\x1f", "\x1fvmk-placeholder-text\x1f")
 
 
@@ -211,8 +212,8 @@ class Statements:
         """The rows of `shape` read as the ORM's instances would be (Row); where the
         statement is left to the ORM, its instances."""
         statement = self._compiled(shape, slots, using)
-        if statement is UNCOMPILABLE:
-            return list(shape.built(slots))
+        if statement is UNCOMPILABLE:  # a values() queryset's dicts read as Rows too
+            return [Row(row) if isinstance(row, dict) else row for row in shape.built(slots)]
         return read_rows(fetch(statement, slots, using), dict(statement.related_pks))
 
     def sql(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from ..compiled import Shape
+from typing import Any
+
+from ..compiled import IDS, TEXT, Shape, Statements
 from ..embedders_progress import incomplete_note
 from ..models import PropertyListing
 from ..results import SearchPage
@@ -10,7 +12,7 @@ from ..runtime import LISTINGS, MAX_CANDIDATES, RRF_K, _database, _timing
 from ..types import Limit, Offset, Query, RawFilters, checked
 from .cards import _card
 from .filtering import _prices_left_out, _resolved
-from .text import _TEXT, _fts_config, _text_ranked, _text_search_query
+from .text import _TEXT, _fts_config, _mode_words, _text_ranked, _text_search_query, _tsquery
 from .understood import understood
 from .vector import _embed, _neighbours
 
@@ -42,6 +44,27 @@ def _in_listings_script(text: str) -> bool:
     if not any("\u0400" <= ch <= "\u04ff" for ch in letters):
         return False
     return not (letters & RUSSIAN_ONLY_LETTERS) or bool(letters & UKRAINIAN_ONLY_LETTERS)
+
+
+# Cards of the page's text-only listings, with their headline (one shape per text mode).
+_CARDS = Statements()
+
+
+def _text_cards(ids: list[int], text: str, mode: str) -> list[Any]:
+    config = _fts_config()
+    if _text_search_query(text, mode) is None:  # the text side matched no words
+
+        def plain(listing_ids: list[int]) -> Any:
+            return PropertyListing.objects.filter(id__any_of=listing_ids).cards()
+
+        return _CARDS.objects(Shape(("plain",), plain), [(IDS, ids)], LISTINGS)
+
+    def headlined(listing_ids: list[int], words: str) -> Any:
+        cards = PropertyListing.objects.filter(id__any_of=listing_ids).cards()
+        return cards.with_headline(_tsquery(words, mode, config), config)
+
+    shape = Shape(("headlined", mode, config), headlined)
+    return _CARDS.objects(shape, [(IDS, ids), (TEXT, _mode_words(text, mode))], LISTINGS)
 
 
 @understood()
@@ -89,11 +112,7 @@ def hybrid_search(
     missing = [listing_id for listing_id, _, _ in page if listing_id not in by_id]
     if missing:
         with _database():
-            query_for_headline = _text_search_query(text, text_mode)
-            extra = PropertyListing.objects.filter(id__in=missing).cards()
-            if query_for_headline is not None:
-                extra = extra.with_headline(query_for_headline, _fts_config())
-            by_id.update({row.id: row for row in extra})
+            by_id.update({row.id: row for row in _text_cards(missing, text, text_mode)})
     distances = {n.listing.id: n.distance for n in neighbours}
     cards = []
     for listing_id, score, (semantic_rank, text_rank) in page:

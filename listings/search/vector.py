@@ -14,7 +14,7 @@ from django.db import connections, transaction
 from vmkproject import telemetry
 
 from .. import capabilities, vectorplan
-from ..compiled import ID, CompiledQuery, Placeholder, Row, Shape, Statements
+from ..compiled import ID, IDS, CompiledQuery, Placeholder, Row, Shape, Statements
 from ..embedders_progress import incomplete_note
 from ..errors import (
     EMBEDDER_MISMATCH,
@@ -311,8 +311,15 @@ def exact_top_sql(rows: str) -> str:
     )
 
 
+# The cards of the exact ranking's page, by id, distance computed again (one shape per metric).
+_BY_IDS = Statements()
+
+
 def _ranked_exactly(
-    distances: tuple[str, list[Any]], vector: QueryVector, metric: str, count: int
+    distances: tuple[str, list[Any]],
+    vector: QueryVector,
+    metric: str,
+    count: int,
 ) -> tuple[list[Any], int]:
     """The `count` nearest rows by exact distance, of `distances` (the statement, and its
     parameters, of the filtered rows' ids and distances), and how many rows have a distance
@@ -329,13 +336,14 @@ def _ranked_exactly(
     ranked_ids = [listing_id for listing_id, _ in top[:matched]]  # NaN distances sort last
     if not ranked_ids:
         return [], matched
-    cards = (
-        PropertyListing.objects.filter(id__in=ranked_ids)
-        .nearest(vector)
-        .with_metric(vector, metric)
-        .cards()
-    )
-    by_id = {card.id: card for card in cards}
+
+    def by_ids(ids: list[int], query_vector: QueryVector) -> Any:
+        listings = PropertyListing.objects.filter(id__any_of=ids)
+        return listings.nearest(query_vector).with_metric(query_vector, metric).cards()
+
+    shape = Shape(("exact_cards", metric), by_ids)
+    found = _BY_IDS.objects(shape, [(IDS, ranked_ids), (VECTOR, vector)], LISTINGS)
+    by_id = {card.id: card for card in found}
     return [by_id[listing_id] for listing_id in ranked_ids], matched
 
 

@@ -102,3 +102,10 @@ def test_cards_fetch_neither_the_embedding_nor_the_search_vector():
     select = sql.split(" FROM ", 1)[0]
     assert '"embedding"' not in select and '"search_vector"' not in select
     assert '"property_types"' in sql  # the type's name comes in the same query
+
+
+def test_any_of_sends_every_id_as_one_array_parameter():
+    for ids in ([5], [3, 1, 4, 1, 5, 9, 2, 6]):
+        sql, params = compiled(listings().filter(id__any_of=ids))
+        assert '"property_listings"."id" = ANY(%s)' in sql
+        assert params == (ids,)

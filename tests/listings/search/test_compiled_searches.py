@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from listings import compiled, search, vectorplan
+from listings.search import hybrid as hybrid_search
 from listings.search import text as text_search
 from listings.search import vector as vector_search
 
@@ -20,21 +21,29 @@ class LeftToTheOrm(compiled.Statements):
         return compiled.UNCOMPILABLE
 
 
+CACHES = [
+    (vector_search, "_PAGES"),
+    (vector_search, "_BY_IDS"),
+    (text_search, "_TEXT"),
+    (hybrid_search, "_CARDS"),
+]
+
+
 def both_ways(monkeypatch, call):
     """`call()` with compiled statements (twice: compiled, then reused) and through the ORM."""
-    vector_search._PAGES.clear()
-    text_search._TEXT.clear()
+    for module, name in CACHES:
+        getattr(module, name).clear()
     first, reused = call(), call()
     assert compiled_statements() > 0  # the first call compiled what it sent
     with monkeypatch.context() as patched:
-        patched.setattr(vector_search, "_PAGES", LeftToTheOrm())
-        patched.setattr(text_search, "_TEXT", LeftToTheOrm())
+        for module, name in CACHES:
+            patched.setattr(module, name, LeftToTheOrm())
         orm = call()
     return first, reused, orm
 
 
 def compiled_statements():
-    held = [*vector_search._PAGES._cache.values(), *text_search._TEXT._cache.values()]
+    held = [value for module, name in CACHES for value in getattr(module, name)._cache.values()]
     return sum(statement is not compiled.UNCOMPILABLE for statement in held)
 
 
@@ -59,6 +68,8 @@ def test_semantic_pages_match_the_orms(monkeypatch, filters):
     )
     assert same_page(first) == same_page(reused) == same_page(orm)
     assert first.listings, filters
+    if first.index_used == search.EXACT_PATH:  # its page's cards by id, in one array
+        assert vector_search._BY_IDS._cache
 
 
 @pytest.mark.parametrize(
@@ -133,6 +144,9 @@ def test_hybrid_pages_match_the_orms(monkeypatch, query):
     first, reused, orm = both_ways(monkeypatch, lambda: search.hybrid_search(query=query))
     assert same_page(first) == same_page(reused) == same_page(orm)
     assert first.listings
+    text_only = [card for card in first.listings if card.semantic_rank is None]
+    if text_only:  # their cards (with the text's headline) came by id, in one array
+        assert hybrid_search._CARDS._cache
 
 
 def test_different_words_of_one_shape_rank_their_own_matches(monkeypatch):
