@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -356,6 +357,21 @@ def haproxy_stats(proxy: Process) -> dict[str, dict[str, int]]:
 # --- server processes -------------------------------------------------------------------------
 
 
+# An HAProxy httplog line: the backend/server, the status, and the four termination flags.
+HTTPLOG = re.compile(r"\] \S+ (?P<server>\S+) \S+ (?P<status>-?\d+) \S+ \S+ \S+ (?P<flags>\S{4}) ")
+
+
+def balancer_aborts(log: str, limit: int = 20) -> list[str]:
+    """The balancer's log lines of requests that did not end normally (termination flags
+    other than ----), leaving out connections that never sent a request (<NOSRV>)."""
+    found = []
+    for line in log.splitlines():
+        match = HTTPLOG.search(line)
+        if match and match["flags"] != "----" and "<NOSRV>" not in match["server"]:
+            found.append(line.strip())
+    return found[:limit]
+
+
 def metric_value(text: str, name: str, labels: Mapping[str, str] | None = None) -> float:
     """The sum of a Prometheus metric's samples whose labels include `labels`."""
     total = 0.0
@@ -461,6 +477,13 @@ async def soak(
         "answered_calls": sum(1 for _, _, o in records if not o.startswith("exception:")),
         "failed_calls": len(unexpected),
         "error_kinds": sorted(set(unexpected)),
+        # When each failed call began (s after the start), how long it ran, how it failed:
+        # beside the events' times they tell a call cut by the kill from another failure.
+        "failures": [
+            (round(at, 2), round(ms, 1), o)
+            for at, ms, o in records
+            if o != "ok" and o not in EXPECTED_ERRORS
+        ][:20],
         "expected_errors": sum(1 for _, _, o in records if o in EXPECTED_ERRORS),
         "p50_ms": percentile(latencies, 50),
         "p99_ms": percentile(latencies, 99),
@@ -731,6 +754,7 @@ def run_fleet_soak(
             audit_rows_written_by_survivors=int(written_by_alive),
             server_logs_with_tracebacks=sum("Traceback" in s.log_text() for s in layout.servers),
             balancer_log=str(log_dir / "haproxy.log"),
+            balancer_aborts=balancer_aborts(layout.proxy.log_text("haproxy.log")),
         )
         return report
 

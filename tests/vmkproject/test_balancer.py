@@ -98,3 +98,19 @@ def test_soak_fleet_refuses_a_negative_quota_before_starting_anything():
     with pytest.raises(CommandError) as refused:
         call_command("soak_fleet", "--quota", "-1", "--seconds", "1")
     assert str(refused.value) == soak_fleet.QUOTA_NEGATIVE
+
+
+def test_the_report_names_the_balancers_requests_that_did_not_end_normally():
+    # what a failed call looked like at the balancer: SD-- = the server aborted mid-data
+    log = "\n".join(
+        [
+            "127.0.0.1:1 [04/Dec/2026:17:38:12.041] mcp servers/s2 2/0/1/101/105 200 5153 - - "
+            '---- 4/4/3/3/+1 0/0 "POST /mcp HTTP/1.1"',
+            "127.0.0.1:2 [04/Dec/2026:17:38:12.050] mcp servers/s1 2/0/1/-1/9 200 120 - - "
+            'SD-- 4/4/3/3/0 0/0 "POST /mcp HTTP/1.1"',
+            "127.0.0.1:3 [04/Dec/2026:17:38:12.060] mcp mcp/<NOSRV> -1/-1/-1/-1/0 400 0 - - "
+            'CR-- 1/1/0/0/0 0/0 "<BADREQ>"',
+            "Server servers/s1 is DOWN, reason: Layer4 connection problem",
+        ]
+    )
+    assert fleet.balancer_aborts(log) == [log.splitlines()[1]]
