@@ -104,3 +104,12 @@ def test_a_missing_static_file_is_a_404(production_server, path):
     assert response.status_code == 404
     assert "SECRET_KEY" not in response.text
     assert "Traceback" not in log.read_text()
+
+
+def test_the_browsers_favicon_request_finds_the_projects_icon(production_server):
+    # Chromium asked for /favicon.ico on every admin page and logged a 404
+    url, _ = production_server
+    icon = httpx.get(f"{url}/favicon.ico", timeout=10, follow_redirects=True)
+    assert icon.status_code == 200
+    assert icon.headers["content-type"].startswith("image/svg+xml")
+    assert "<svg" in icon.text
