@@ -11,10 +11,10 @@ cursor (so the SQL comment, the statement count and the timings still see it). R
 back named as the ORM names them (`property_type__name` for a column of a related model,
 an annotation by its name) and converted as Django's compiler would.
 
-Only a statement in which each placeholder's stand-in shows up as a whole parameter (at
-least once) and nowhere else — not in the SQL text, not inside another parameter — is
-compiled this way; any other is left to the ORM (`rows` returns None and the caller runs
-its queryset).
+Only a statement that the ORM writes the same with two different stand-ins for each
+placeholder, its parameters differing exactly where the stand-ins are (each at least once),
+is compiled this way; any other is left to the ORM (`rows` returns None and the caller runs
+its queryset; `objects` and `sql` run it themselves).
 """
 
 from __future__ import annotations
@@ -44,18 +44,21 @@ def _same(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Placeholder:
-    """What a statement is built with in place of a value that changes (`stand_in`), how
-    that shows among the compiled parameters (`param`), and how a call's value becomes its
-    parameter (`to_param`: a query vector is sent as its text)."""
+    """What a statement is built with in place of a value that changes: two stand-ins
+    (`stand_ins`, the statement is built with each), how each shows among the compiled
+    parameters (`params`), and how a call's value becomes its parameter (`to_param`: a
+    query vector is sent as its text)."""
 
-    stand_in: Any
-    param: Any
+    stand_ins: tuple[Any, Any]
+    params: tuple[Any, Any]
     to_param: Callable[[Any], Any] = _same
 
 
-ID = Placeholder(SENTINEL, SENTINEL)
-IDS = Placeholder([SENTINEL], [SENTINEL])  # ids sent as one array (`id__any_of`)
-TEXT = Placeholder("\x1fvmk-placeholder-text\x1f", "\x1fvmk-placeholder-text\x1f")
+ID = Placeholder((SENTINEL, SENTINEL - 1), (SENTINEL, SENTINEL - 1))
+# ids sent as one array (`id__any_of`)
+IDS = Placeholder(([SENTINEL], [SENTINEL - 1]), ([SENTINEL], [SENTINEL - 1]))
+_TEXTS = ("\x1fvmk-placeholder-text\x1f", "\x1fvmk-placeholder-words\x1f")
+TEXT = Placeholder(_TEXTS, _TEXTS)
 
 
 @dataclass(frozen=True)
@@ -96,26 +99,45 @@ def _column_names(compiler: Any) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _contains(param: Any, stand_in: str) -> bool:
-    """Whether a parameter holds the stand-in inside it (a '%text%' pattern, a list)."""
-    return stand_in in (param if isinstance(param, str) else repr(param))
+def _is_stand_in(param: Any, stand_in: Any) -> bool:
+    """Whether a compiled parameter is a stand-in itself: of its type (the backend may wrap
+    an int, as psycopg's Int8) and equal to it. A float or an array that compares equal is
+    not."""
+    return isinstance(param, type(stand_in)) and bool(param == stand_in)
 
 
 def compile_statement(
-    qs: QuerySet[Any], placeholders: Sequence[Placeholder], using: str, keep: tuple[Any, ...] = ()
+    build: Callable[..., QuerySet[Any]],
+    placeholders: Sequence[Placeholder],
+    using: str,
+    keep: tuple[Any, ...] = (),
 ) -> Any:
-    """`qs` (built with each placeholder's stand-in) compiled to a reusable statement, or
-    UNCOMPILABLE when a stand-in is missing or shows up other than as a whole parameter."""
-    compiler = qs.query.get_compiler(using=using)
-    sql, params = compiler.as_sql()
+    """`build`'s statement, compiled with each placeholder's first stand-in, as a reusable
+    statement; or UNCOMPILABLE unless building it with the second stand-ins gives the same
+    SQL whose parameters differ exactly where the stand-ins are. So a builder that writes a
+    value into the SQL text, into a pattern, or through arithmetic is left to the ORM."""
+    built = [build(*(p.stand_ins[n] for p in placeholders)) for n in (0, 1)]
+    compilers = [qs.query.get_compiler(using=using) for qs in built]
+    (sql, params), (other_sql, other_params) = (c.as_sql() for c in compilers)
+    if sql != other_sql or len(params) != len(other_params):
+        return UNCOMPILABLE
     slots: list[tuple[int, int]] = []
-    for number, placeholder in enumerate(placeholders):
-        text = str(placeholder.param)
-        found = [index for index, param in enumerate(params) if param == placeholder.param]
-        others = [param for param in params if param != placeholder.param]
-        if not found or text in sql or any(_contains(param, text) for param in others):
-            return UNCOMPILABLE
-        slots.extend((index, number) for index in found)
+    for index, (first, second) in enumerate(zip(params, other_params, strict=True)):
+        number = next(
+            (
+                number
+                for number, p in enumerate(placeholders)
+                if _is_stand_in(first, p.params[0]) and _is_stand_in(second, p.params[1])
+            ),
+            None,
+        )
+        if number is not None:
+            slots.append((index, number))
+        elif repr(first) != repr(second):
+            return UNCOMPILABLE  # a value made from a stand-in, not the stand-in itself
+    if {number for _, number in slots} != set(range(len(placeholders))):
+        return UNCOMPILABLE
+    compiler = compilers[0]
     names = _column_names(compiler)
     if "" in names or any(name.count("__") > 1 for name in names):
         return UNCOMPILABLE
@@ -189,8 +211,7 @@ class Statements:
         with self._lock:
             found = self._cache.get(full_key)
         if found is None:
-            built = shape.build(*(placeholder.stand_in for placeholder in placeholders))
-            found = compile_statement(built, placeholders, using, shape.keep)
+            found = compile_statement(shape.build, placeholders, using, shape.keep)
             with self._lock:
                 self._cache[full_key] = found
         return found

@@ -144,17 +144,20 @@ class _Neighbour:
 _PAGES = Statements()
 
 
-VECTOR_STAND_IN_TEXT = "[-7310000.125]"
-
-
 class _StandInVector(QueryVector):
-    """The query vector a page statement is compiled with: its text is a marker."""
+    """A query vector a page statement is compiled with: its text is a marker."""
 
-    def to_text(self) -> str:
-        return VECTOR_STAND_IN_TEXT
+    def __init__(self, marker: str) -> None:
+        super().__init__([0.0])
+        self._text = marker
 
 
-VECTOR = Placeholder(_StandInVector([0.0]), VECTOR_STAND_IN_TEXT, QueryVector.to_text)
+_VECTOR_MARKERS = ("[-7310000.125]", "[-7310000.25]")
+VECTOR = Placeholder(
+    (_StandInVector(_VECTOR_MARKERS[0]), _StandInVector(_VECTOR_MARKERS[1])),
+    _VECTOR_MARKERS,
+    QueryVector.to_text,
+)
 
 
 def _neighbours(

@@ -143,3 +143,12 @@ def test_a_row_whose_join_found_nothing_has_none_for_the_relation():
     assert (row.id, row.property_type) == (7, None)
     assert (typed.id, typed.property_type.id, typed.property_type.name) == (8, 2, None)
     assert getattr(row, "headline", "absent") == "absent"
+
+
+def test_a_value_made_from_a_stand_in_is_left_to_the_orm():
+    # id + 1 is neither stand-in: compiled, it would send one fixed id for every call
+    statements = Statements()
+    shape = Shape("arithmetic", lambda value: PropertyListing.objects.filter(id=value + 1))
+    assert statements.statement(shape, [ID], LISTINGS) is UNCOMPILABLE
+    first = PropertyListing.objects.order_by("id").values_list("id", flat=True)[0]
+    assert [row.id for row in statements.objects(shape, [(ID, first - 1)], LISTINGS)] == [first]

@@ -156,3 +156,22 @@ def test_different_words_of_one_shape_rank_their_own_matches(monkeypatch):
     assert [c.id for c in balcony.listings] != [c.id for c in park.listings]
     _, _, orm = both_ways(monkeypatch, lambda: search.fulltext_search(query="парк", limit=5))
     assert same_page(park) == same_page(orm)
+
+
+def test_every_statement_of_the_main_searches_is_compiled():
+    for module, name in CACHES:
+        getattr(module, name).clear()
+    search.semantic_search(query=QUERY)
+    search.semantic_search(query=QUERY, filters={"city": "Львів", "rooms_count": 2})
+    search.similar_to_listing(listing_id=search.semantic_search(query=QUERY).listings[0].id)
+    search.fulltext_search(query="балкон")
+    search.fulltext_search(filters={"city": "Київ"}, sort_by="price_asc")
+    search.hybrid_search(query="zzzqx балкон світла")
+    held = {
+        (name, key[-1][:2]): statement
+        for module, name in CACHES
+        for key, statement in getattr(module, name)._cache.items()
+    }
+    assert len(held) >= 8
+    left = [key for key, statement in held.items() if statement is compiled.UNCOMPILABLE]
+    assert left == []
