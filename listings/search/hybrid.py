@@ -102,10 +102,8 @@ def hybrid_search(
         with _database():
             ids = lambda *words: ranking.page(*words).values("id")[:candidates]  # noqa: E731
             key = ("hybrid_ids", *ranking.shape, candidates)
-            found = _TEXT.rows(Shape(key, ids, ranking.keep), ranking.slots, LISTINGS)
-            if found is None:  # left to the ORM
-                found = list(ids(*ranking.args()))
-            text_ids = [row["id"] for row in found]
+            found = _TEXT.objects(Shape(key, ids, ranking.keep), ranking.slots, LISTINGS)
+            text_ids = [row.id for row in found]
     fused = rrf_fuse([n.listing.id for n in neighbours], text_ids)
     page = fused[offset : offset + limit]
     by_id = {n.listing.id: n.listing for n in neighbours}
