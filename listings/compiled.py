@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import cachetools
+from django.core.exceptions import EmptyResultSet
 from django.db import connections
 from django.db.models import QuerySet
 
@@ -83,7 +84,14 @@ def _related_pks(compiler: Any) -> tuple[tuple[str, str], ...]:
 
 def _column_names(compiler: Any) -> tuple[str, ...]:
     """The ORM's name of each selected column: the model's attname, `relation__attname` for
-    a select_related model, the annotation's alias."""
+    a select_related model, the annotation's alias; a values() query's columns by the names
+    its rows have (as Django's ValuesIterable names them)."""
+    if compiler.klass_info is None:
+        query = compiler.query
+        found = tuple(query.selected or ())
+        if not found:
+            found = (*query.extra_select, *query.values_select, *query.annotation_select)
+        return found if len(found) == len(compiler.select) else ("",)
     names: list[str] = [""] * len(compiler.select)
 
     def walk(info: dict[str, Any], prefix: str) -> None:
@@ -118,7 +126,10 @@ def compile_statement(
     value into the SQL text, into a pattern, or through arithmetic is left to the ORM."""
     built = [build(*(p.stand_ins[n] for p in placeholders)) for n in (0, 1)]
     compilers = [qs.query.get_compiler(using=using) for qs in built]
-    (sql, params), (other_sql, other_params) = (c.as_sql() for c in compilers)
+    try:
+        (sql, params), (other_sql, other_params) = (c.as_sql() for c in compilers)
+    except EmptyResultSet:  # a condition nothing meets (`IN ()`): the ORM sends nothing
+        return UNCOMPILABLE
     if sql != other_sql or len(params) != len(other_params):
         return UNCOMPILABLE
     slots: list[tuple[int, int]] = []

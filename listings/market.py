@@ -16,6 +16,7 @@ from django.db.models import Count, F, Func, IntegerField, Q, Value
 from django.db.models.functions import Abs, Trunc
 from pgvector.django import CosineDistance
 
+from .compiled import Shape, Statements
 from .errors import NotFound
 from .filters import parse_filters
 from .market_results import (
@@ -32,6 +33,7 @@ from .market_results import (
 from .models import PropertyListing
 from .querysets import price_bounds, price_in
 from .results import SearchPage
+from .runtime import LISTINGS
 from .search import (
     LISTING_NOT_FOUND,
     MIXED_DEALS_WARNING,
@@ -161,6 +163,9 @@ def _change(points: list[TrendPoint]) -> float | None:
     return None
 
 
+_TRENDS = Statements()
+
+
 @checked
 def price_trends(
     *,
@@ -178,36 +183,64 @@ def price_trends(
     parsed = parse_filters(filters)
     if "listing_status" not in parsed.model_fields_set:
         parsed = parsed.model_copy(update={"listing_status": "any"})
-    qs = (
-        PropertyListing.objects.filtered(parsed, _rates())
-        .filter(publish_date__isnull=False)
-        .annotate(p=price_in(currency, _rates()), bucket=Trunc("publish_date", period))
-    )
-    figures = {
-        "count": Count("id"),
-        "priced_count": Count("p"),
-        "median_price": Median("p"),
-        "median_price_per_m2": Median(
-            F("p") / F("total_area"), filter=Q(total_area__gt=0, p__isnull=False)
-        ),
-    }
-    groups: list[Any] = [None]
-    truncated = False
-    with _database():
+    rates = _rates()
+    # What decides the SQL of its statements, with the rates they are built with (kept
+    # alive with them, named by id()).
+    shape = (parsed.model_dump_json(), period, currency, id(rates))
+
+    def dated() -> Any:
+        return (
+            PropertyListing.objects.filtered(parsed, rates)
+            .filter(publish_date__isnull=False)
+            .annotate(p=price_in(currency, rates), bucket=Trunc("publish_date", period))
+        )
+
+    def top() -> Any:
+        return (
+            dated()
+            .values(group_by)
+            .annotate(n=Count("id"))
+            .order_by("-n", group_by)
+            .values_list(group_by, "n")[: MAX_TREND_GROUPS + 1]
+        )
+
+    def series_of(groups: tuple[Any, ...]) -> Any:
+        qs = dated()
         if group_by is not None:
-            top = list(
-                qs.values(group_by)
-                .annotate(n=Count("id"))
-                .order_by("-n", group_by)
-                .values_list(group_by, "n")[: MAX_TREND_GROUPS + 1]
-            )
-            truncated = len(top) > MAX_TREND_GROUPS
-            groups = [value for value, _ in top[:MAX_TREND_GROUPS]]
             qs = qs.filter(**{f"{group_by}__in": [g for g in groups if g is not None]}) | (
                 qs.filter(**{f"{group_by}__isnull": True}) if None in groups else qs.none()
             )
         keys = ["bucket", *([group_by] if group_by else [])]
-        rows = list(qs.values(*keys).annotate(**figures).order_by(*keys))
+        figures = {
+            "count": Count("id"),
+            "priced_count": Count("p"),
+            "median_price": Median("p"),
+            "median_price_per_m2": Median(
+                F("p") / F("total_area"), filter=Q(total_area__gt=0, p__isnull=False)
+            ),
+        }
+        return qs.values(*keys).annotate(**figures).order_by(*keys)
+
+    groups: tuple[Any, ...] = (None,)
+    truncated = False
+    with _database():
+        if group_by is not None:
+            top_shape = Shape(("top", group_by, *shape), top, (rates,))
+            top_rows = _TRENDS.rows(top_shape, [], LISTINGS)
+            ranked = (
+                [(row[group_by], row["n"]) for row in top_rows]
+                if top_rows is not None
+                else list(top())
+            )
+            truncated = len(ranked) > MAX_TREND_GROUPS
+            groups = tuple(value for value, _ in ranked[:MAX_TREND_GROUPS])
+        # The groups found are part of the statement (its IN list).
+        series_shape = Shape(
+            ("series", group_by, groups, *shape), lambda: series_of(groups), (rates,)
+        )
+        rows = _TRENDS.rows(series_shape, [], LISTINGS)
+        if rows is None:
+            rows = list(series_of(groups))
     by_group: dict[Any, dict[str, dict[str, Any]]] = {g: {} for g in groups}
     first = last = None
     for row in rows:

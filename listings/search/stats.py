@@ -4,29 +4,43 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Case, CharField, Count, F, FloatField, Max, Min, Q, Value, When
+from django.db.models import (
+    Case,
+    CharField,
+    Count,
+    F,
+    FloatField,
+    IntegerField,
+    Max,
+    Min,
+    Q,
+    Value,
+    When,
+)
 from django.db.models.aggregates import Aggregate, Avg
 
 from .. import vocabulary
+from ..compiled import Shape, Statements
 from ..errors import (
     CURRENCY_UNKNOWN,
     MIXED_DEALS_WARNING,
     PRICES_LEFT_OUT_WARNING,
     InvalidArgument,
 )
+from ..models import PropertyListing
 from ..querysets import price_in
 from ..results import StatsResult, StatsRow
-from ..runtime import MAX_STATS_GROUPS, _database, _rates, _timing
+from ..runtime import LISTINGS, MAX_STATS_GROUPS, _database, _rates, _timing
 from ..types import GroupBy, RawFilters, StatsCurrency, checked
-from .filtering import _filtered, _resolved, live_vocabulary
+from .filtering import _resolved, live_vocabulary
 
 
-def _group_value(group_by: str) -> Any:
+def _group_value(group_by: str, vocab: vocabulary.Vocabulary | None = None) -> Any:
     """The column to group by; an enum column in its documented form, so that 'daily' and
-    'rent_short' are one group."""
+    'rent_short' are one group (spelled as in `vocab`, by default the live vocabulary)."""
     if group_by not in vocabulary.ENUM_CHOICES:
         return F(group_by)
-    vocab = live_vocabulary()
+    vocab = vocab or live_vocabulary()
     whens = []
     for value in vocabulary.documented(group_by):
         spellings = [raw for raw in vocab.spellings(group_by, value) if raw != value]
@@ -53,6 +67,10 @@ class Median(Percentile):
         super().__init__(expression, fraction=0.5, **extra)
 
 
+_STATS = Statements()
+_ALL = Value(1, output_field=IntegerField())
+
+
 @checked
 def listing_stats(
     *,
@@ -66,35 +84,54 @@ def listing_stats(
     if not code:
         raise InvalidArgument(CURRENCY_UNKNOWN.format(allowed=", ".join(_rates())))
     currency = code
-    normalised = price_in(currency, _rates(), live_vocabulary())
-    qs = _filtered(parsed).annotate(p=normalised)
-    aggregates = {
-        "count": Count("id"),
-        "priced_count": Count("p"),
-        "prices_left_out": Count("id", filter=Q(price__isnull=False, p__isnull=True)),
-        "min_price": Min("p"),
-        "median_price": Median("p"),
-        "max_price": Max("p"),
-        "avg_price": Avg("p"),
-        "median_price_per_m2": Median(
-            F("p") / F("total_area"), filter=Q(total_area__gt=0, p__isnull=False)
-        ),
-    }
+    vocab, rates = live_vocabulary(), _rates()
+
+    def priced() -> Any:
+        return PropertyListing.objects.filtered(parsed, rates, vocab).annotate(
+            p=price_in(currency, rates, vocab)
+        )
+
+    def figures() -> Any:
+        aggregates = {
+            "count": Count("id"),
+            "priced_count": Count("p"),
+            "prices_left_out": Count("id", filter=Q(price__isnull=False, p__isnull=True)),
+            "min_price": Min("p"),
+            "median_price": Median("p"),
+            "max_price": Max("p"),
+            "avg_price": Avg("p"),
+            "median_price_per_m2": Median(
+                F("p") / F("total_area"), filter=Q(total_area__gt=0, p__isnull=False)
+            ),
+        }
+        if group_by is None:  # qs.aggregate() as a queryset: one row, whatever is kept
+            return priced().annotate(_all=_ALL).values("_all").annotate(**aggregates)
+        return (
+            priced()
+            .annotate(group_value=_group_value(group_by, vocab))
+            .values("group_value")
+            .annotate(**aggregates)
+            .order_by("-count", "group_value")[: MAX_STATS_GROUPS + 1]
+        )
+
+    # Compiled once per shape: the filters, the grouping, the currency, and the vocabulary
+    # and rates it is built with (kept alive with the statement, which names them by id()).
+    shape = Shape(
+        ("stats", parsed.model_dump_json(), group_by, currency, id(vocab), id(rates)),
+        figures,
+        (vocab, rates),
+    )
     truncated = False
     with _database():
+        rows = _STATS.rows(shape, [], LISTINGS)
+        if rows is None:
+            rows = list(figures())
         if group_by is None:
-            rows = [qs.aggregate(**aggregates)]
             total = rows[0]["count"]
         else:
-            grouped = list(
-                qs.annotate(group_value=_group_value(group_by))
-                .values("group_value")
-                .annotate(**aggregates)
-                .order_by("-count", "group_value")[: MAX_STATS_GROUPS + 1]
-            )
-            truncated = len(grouped) > MAX_STATS_GROUPS
-            rows = grouped[:MAX_STATS_GROUPS]
-            total = qs.count() if truncated else sum(row["count"] for row in rows)
+            truncated = len(rows) > MAX_STATS_GROUPS
+            rows = rows[:MAX_STATS_GROUPS]
+            total = priced().count() if truncated else sum(row["count"] for row in rows)
     groups = [
         StatsRow(
             group=row.get("group_value") if group_by else None,

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from listings import compiled, search, vectorplan
+from listings import compiled, market, search, vectorplan
 from listings.search import hybrid as hybrid_search
+from listings.search import stats as stats_search
 from listings.search import text as text_search
 from listings.search import vector as vector_search
 
@@ -26,6 +27,8 @@ CACHES = [
     (vector_search, "_BY_IDS"),
     (text_search, "_TEXT"),
     (hybrid_search, "_CARDS"),
+    (stats_search, "_STATS"),
+    (market, "_TRENDS"),
 ]
 
 
@@ -158,6 +161,47 @@ def test_different_words_of_one_shape_rank_their_own_matches(monkeypatch):
     assert same_page(park) == same_page(orm)
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {},
+        {"group_by": "city"},
+        {"filters": {"city": "Київ"}, "group_by": "deal_type", "currency": "UAH"},
+        {"filters": {"deal_type": "sale", "min_rooms": 2}, "group_by": "rooms_count"},
+        {"filters": {"min_area": 900000}},  # nothing kept: still one row of zeros
+        {"filters": {"min_area": 900000}, "group_by": "city"},
+    ],
+)
+def test_stats_match_the_orms(monkeypatch, arguments):
+    first, reused, orm = both_ways(monkeypatch, lambda: search.listing_stats(**arguments))
+    assert first.model_dump() == reused.model_dump() == orm.model_dump()
+    assert first.groups or arguments.get("group_by")
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {},
+        {"filters": {"city": "Київ", "deal_type": "sale"}, "period": "quarter"},
+        {"filters": {"deal_type": "rent_long"}, "group_by": "city", "currency": "UAH"},
+        {"filters": {"listing_status": "active"}, "group_by": "rooms_count"},
+    ],
+)
+def test_price_trends_match_the_orms(monkeypatch, arguments):
+    first, reused, orm = both_ways(monkeypatch, lambda: market.price_trends(**arguments))
+    assert first.model_dump() == reused.model_dump() == orm.model_dump()
+    assert first.series and any(point.count for point in first.series[0].points)
+
+
+def test_a_statement_that_can_match_nothing_is_left_to_the_orm():
+    """Grouped trends of a filter no listing meets: the groups are none, the IN list empty;
+    the ORM sends no statement for it and answers with no series points."""
+    market._TRENDS.clear()
+    trends = market.price_trends(filters={"min_area": 900000}, group_by="city")
+    assert trends.series == []
+    assert compiled.UNCOMPILABLE in market._TRENDS._cache.values()
+
+
 def test_every_statement_of_the_main_searches_is_compiled():
     for module, name in CACHES:
         getattr(module, name).clear()
@@ -167,11 +211,14 @@ def test_every_statement_of_the_main_searches_is_compiled():
     search.fulltext_search(query="балкон")
     search.fulltext_search(filters={"city": "Київ"}, sort_by="price_asc")
     search.hybrid_search(query="zzzqx балкон світла")
+    search.listing_stats(filters={"city": "Київ"})
+    search.listing_stats(group_by="deal_type")
+    market.price_trends(filters={"deal_type": "sale"}, group_by="city")
     held = {
         (name, key[-1][:2]): statement
         for module, name in CACHES
         for key, statement in getattr(module, name)._cache.items()
     }
-    assert len(held) >= 8
+    assert len(held) >= 12
     left = [key for key, statement in held.items() if statement is compiled.UNCOMPILABLE]
     assert left == []
