@@ -23,6 +23,7 @@ import json
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 import cachetools
@@ -60,6 +61,57 @@ ID = Placeholder((SENTINEL, SENTINEL - 1), (SENTINEL, SENTINEL - 1))
 IDS = Placeholder(([SENTINEL], [SENTINEL - 1]), ([SENTINEL], [SENTINEL - 1]))
 _TEXTS = ("\x1fvmk-placeholder-text\x1f", "\x1fvmk-placeholder-words\x1f")
 TEXT = Placeholder(_TEXTS, _TEXTS)
+
+
+def _typed(kind: type, number: int) -> Placeholder:
+    """Placeholder `number` for values of `kind` (its stand-ins differ from any other's)."""
+    if kind is str:
+        texts = (f"\x1fvmk-placeholder-{number}-a\x1f", f"\x1fvmk-placeholder-{number}-b\x1f")
+        return Placeholder(texts, texts)
+    if kind is int:
+        # within smallint's range: the ORM writes no statement for a value its column cannot
+        # hold (EmptyResultSet)
+        ints = (-30_001 - 2 * number, -30_002 - 2 * number)
+        return Placeholder(ints, ints)
+    if kind is float:
+        floats = (SENTINEL - 0.25 - 2 * number, SENTINEL - 1.25 - 2 * number)
+        return Placeholder(floats, floats)
+    decimals = (Decimal(f"-7310{number}.25"), Decimal(f"-7310{number}.75"))
+    return Placeholder(decimals, decimals)
+
+
+def _kind(value: Any) -> type | None:
+    if value is None:
+        return None
+    for kind in (str, int, float, Decimal):
+        if isinstance(value, kind) and not isinstance(value, bool):
+            return kind
+    raise TypeError(f"no placeholder for a {type(value).__name__}")
+
+
+def values_shape(
+    key: Hashable,
+    build: Callable[[dict[str, Any]], QuerySet[Any]],
+    values: dict[str, Any],
+    keep: tuple[Any, ...] = (),
+) -> tuple[Shape, list[tuple[Placeholder, Any]]]:
+    """A statement built from named values (`build(values)`), each a placeholder of its type
+    (str, int, float or Decimal) but None, which is part of the shape (the ORM writes
+    `= NULL` as `IS NULL`); `key` names the rest (see Shape, and `keep`). Unless the builder
+    uses every value that is not None, the statement is left to the ORM."""
+    names = tuple(values)
+    kinds = tuple(_kind(value) for value in values.values())
+    slots = [
+        (_typed(kind, number), values[name])
+        for number, (name, kind) in enumerate(zip(names, kinds, strict=True))
+        if kind is not None
+    ]
+    given = [name for name, kind in zip(names, kinds, strict=True) if kind is not None]
+
+    def built(*stand_ins: Any) -> QuerySet[Any]:
+        return build({**dict.fromkeys(names), **dict(zip(given, stand_ins, strict=True))})
+
+    return Shape((key, names, kinds), built, keep), slots
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from django.db.models import Count, F, Func, IntegerField, Q, Value
 from django.db.models.functions import Abs, Trunc
 from pgvector.django import CosineDistance
 
-from .compiled import Shape, Statements
+from .compiled import Shape, Statements, values_shape
 from .errors import NotFound
 from .filters import parse_filters
 from .market_results import (
@@ -374,22 +374,50 @@ def _verdict(difference: float, count: int, city: str, district: str | None, per
     return f"На {rounded} % {direction} за медіану {_plural_listings(count)} {place}{basis}."
 
 
-def comparables_of(listing: PropertyListing) -> tuple[Any, dict[str, Any]]:
-    """Active listings like `listing` in its city (the caller narrows to the district)."""
-    criteria: dict[str, Any] = {
+def _comparable(values: dict[str, Any]) -> Any:
+    """Active listings like the one `values` describe (its id, city, deal_type,
+    property_type_id and rooms_count; `low` and `high` bound the total area when not None;
+    `district`, when given, narrows to it)."""
+    qs = PropertyListing.objects.filter(
+        city=values["city"],
+        deal_type=values["deal_type"],
+        property_type_id=values["property_type_id"],
+        rooms_count=values["rooms_count"],
+        listing_status="active",
+    ).exclude(id=values["id"])
+    if values["low"] is not None:
+        qs = qs.filter(total_area__gte=values["low"], total_area__lte=values["high"])
+    if values.get("district") is not None:
+        qs = qs.filter(district=values["district"])
+    return qs
+
+
+def comparables_of(listing: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What makes a listing comparable with `listing` (the values _comparable takes, in the
+    city: the caller narrows to the district), and the criteria as the answer shows them."""
+    values: dict[str, Any] = {
+        "id": listing.id,
         "city": listing.city,
         "deal_type": listing.deal_type,
         "property_type_id": listing.property_type_id,
         "rooms_count": listing.rooms_count,
-        "listing_status": "active",
+        "low": None,
+        "high": None,
     }
-    qs = PropertyListing.objects.filter(**criteria).exclude(id=listing.id)
+    criteria = {name: values[name] for name in list(values)[1:5]}
+    criteria["listing_status"] = "active"
     area = _round(listing.total_area)
     if area and area > 0:
         low, high = round(area * (1 - AREA_BAND), 2), round(area * (1 + AREA_BAND), 2)
-        qs = qs.filter(total_area__gte=low, total_area__lte=high)
+        # as the ORM would send the floats to the column (to_python), so that they can be
+        # placeholders of the compiled statements
+        values["low"], values["high"] = (_TOTAL_AREA.to_python(bound) for bound in (low, high))
         criteria["total_area"] = [low, high]
-    return qs, criteria
+    return values, criteria
+
+
+_COMPARABLES = Statements()
+_TOTAL_AREA = PropertyListing._meta.get_field("total_area")
 
 
 @checked
@@ -400,34 +428,52 @@ def market_context(*, listing_id: ListingId, currency: FigureCurrency = "USD") -
     price = _in(listing.price, listing.currency, currency)
     area = _round(listing.total_area)
     per_m2 = price / area if price is not None and area else None
-    base, criteria = comparables_of(listing)
-    priced = base.annotate(p=price_in(currency, _rates())).filter(p__isnull=False)
+    values, criteria = comparables_of(listing)
+    rates = _rates()
+
+    def priced(found: dict[str, Any]) -> Any:
+        return _comparable(found).annotate(p=price_in(currency, rates)).filter(p__isnull=False)
+
+    def figures_of(found: dict[str, Any]) -> Any:
+        aggregates: dict[str, Any] = {
+            "n": Count("id"),
+            "median_price": Median("p"),
+            "median_price_per_m2": Median(F("p") / F("total_area"), filter=Q(total_area__gt=0)),
+        }
+        if found.get("price") is not None:
+            aggregates["cheaper"] = Count("id", filter=Q(p__lt=found["price"]))
+            aggregates["same"] = Count("id", filter=Q(p=found["price"]))
+        return priced(found).summary(**aggregates)
+
+    def examples_of(found: dict[str, Any]) -> Any:
+        return (
+            priced(found)
+            .annotate(gap=Abs(F("total_area") - found["area"]))
+            .order_by("gap", "id")
+            .values("id", "district", "rooms_count", "total_area", "p")[:EXAMPLES]
+        )
+
+    def rows(kind: str, build: Callable[[dict[str, Any]], Any], found: dict[str, Any]) -> Any:
+        """The rows of one of its statements, compiled once per shape (the listing's values
+        are its placeholders; the currency and the rates decide the rest)."""
+        shape, slots = values_shape((kind, currency, id(rates)), build, found, keep=(rates,))
+        compiled_rows = _COMPARABLES.rows(shape, slots, LISTINGS)
+        return compiled_rows if compiled_rows is not None else list(build(found))
+
     scope, count, figures = "none", 0, {}
-    aggregates: dict[str, Any] = {
-        "n": Count("id"),
-        "median_price": Median("p"),
-        "median_price_per_m2": Median(F("p") / F("total_area"), filter=Q(total_area__gt=0)),
-    }
-    if price is not None:
-        aggregates["cheaper"] = Count("id", filter=Q(p__lt=price))
-        aggregates["same"] = Count("id", filter=Q(p=price))
+    examples: list[dict[str, Any]] = []
     if listing.city:
+        district = {"district": listing.district}
         with _database():
             if listing.district:
-                figures = priced.filter(district=listing.district).aggregate(**aggregates)
+                figures = rows("figures", figures_of, {**values, **district, "price": price})[0]
                 scope = "district"
             if figures.get("n", 0) < MIN_DISTRICT_COMPARABLES:
-                figures = priced.aggregate(**aggregates)
+                figures = rows("figures", figures_of, {**values, "price": price})[0]
                 scope = "city"
             count = int(figures["n"])
-            reference = priced.filter(district=listing.district) if scope == "district" else priced
-            examples = list(
-                reference.annotate(gap=Abs(F("total_area") - (area or 0)))
-                .order_by("gap", "id")
-                .values("id", "district", "rooms_count", "total_area", "p")[:EXAMPLES]
-            )
-    else:
-        examples = []
+            near = {**values, **(district if scope == "district" else {}), "area": area or 0.0}
+            examples = rows("examples", examples_of, near)
     if scope == "district":
         criteria["district"] = listing.district
     median_price = _round(figures.get("median_price"))

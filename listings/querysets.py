@@ -14,6 +14,7 @@ from django.db.models import (
     F,
     FloatField,
     Func,
+    IntegerField,
     Lookup,
     Q,
     Value,
@@ -164,6 +165,10 @@ class QueryVector(Vector):
         return text
 
 
+# summary()'s one group: a constant, which PostgreSQL is not asked to group by.
+WHOLE = Value(1, output_field=IntegerField())
+
+
 class PropertyListingQuerySet(models.QuerySet):
     def filtered(
         self,
@@ -267,6 +272,11 @@ class PropertyListingQuerySet(models.QuerySet):
 
     def cards(self) -> PropertyListingQuerySet:
         return self.select_related("property_type").only(*CARD_FIELDS)
+
+    def summary(self, **aggregates: Any) -> PropertyListingQuerySet:
+        """aggregate(**aggregates) as a queryset of one row (whatever the rows kept; with
+        none, the count is 0), so its statement can be compiled once and sent again."""
+        return self.annotate(_all=WHOLE).values("_all").annotate(**aggregates)
 
     def with_price_in(
         self, currency: str, rates: Mapping[str, float], vocabulary: Vocabulary | None = None

@@ -4,19 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import (
-    Case,
-    CharField,
-    Count,
-    F,
-    FloatField,
-    IntegerField,
-    Max,
-    Min,
-    Q,
-    Value,
-    When,
-)
+from django.db.models import Case, CharField, Count, F, FloatField, Max, Min, Q, Value, When
 from django.db.models.aggregates import Aggregate, Avg
 
 from .. import vocabulary
@@ -68,7 +56,6 @@ class Median(Percentile):
 
 
 _STATS = Statements()
-_ALL = Value(1, output_field=IntegerField())
 
 
 @checked
@@ -104,8 +91,8 @@ def listing_stats(
                 F("p") / F("total_area"), filter=Q(total_area__gt=0, p__isnull=False)
             ),
         }
-        if group_by is None:  # qs.aggregate() as a queryset: one row, whatever is kept
-            return priced().annotate(_all=_ALL).values("_all").annotate(**aggregates)
+        if group_by is None:
+            return priced().summary(**aggregates)
         return (
             priced()
             .annotate(group_value=_group_value(group_by, vocab))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from django.db.models import F, Q
 
@@ -15,6 +17,7 @@ from listings.compiled import (
     Shape,
     Statements,
     read_rows,
+    values_shape,
 )
 from listings.models import PropertyListing
 from listings.results import ListingDetail
@@ -152,3 +155,43 @@ def test_a_value_made_from_a_stand_in_is_left_to_the_orm():
     assert statements.statement(shape, [ID], LISTINGS) is UNCOMPILABLE
     first = PropertyListing.objects.order_by("id").values_list("id", flat=True)[0]
     assert [row.id for row in statements.objects(shape, [(ID, first - 1)], LISTINGS)] == [first]
+
+
+def _by_values(values: dict) -> object:
+    rows = PropertyListing.objects.filter(city=values["city"], rooms_count=values["rooms"])
+    if values.get("min_area") is not None:
+        rows = rows.filter(total_area__gte=values["min_area"])
+    return rows.order_by("id").values("id", "city", "rooms_count", "total_area")[:5]
+
+
+def test_named_values_are_placeholders_of_their_type_and_none_is_part_of_the_shape():
+    statements = Statements()
+    kyiv = {"city": "Київ", "rooms": 2, "min_area": Decimal("40.00")}
+    shape, slots = values_shape("by values", _by_values, kyiv)
+    assert statements.statement(shape, [p for p, _ in slots], LISTINGS) is not UNCOMPILABLE
+    assert statements.rows(shape, slots, LISTINGS) == list(_by_values(kyiv))
+    lviv = {"city": "Львів", "rooms": 3, "min_area": Decimal("55.50")}
+    other, other_slots = values_shape("by values", _by_values, lviv)
+    assert other.key == shape.key  # one statement for both
+    assert statements.rows(other, other_slots, LISTINGS) == list(_by_values(lviv))
+    assert statements.rows(other, other_slots, LISTINGS)  # something to compare
+    # rooms None is `IS NULL`, another statement; min_area None leaves its condition out
+    unknown = {"city": "Київ", "rooms": None, "min_area": None}
+    null_shape, null_slots = values_shape("by values", _by_values, unknown)
+    assert null_shape.key != shape.key and len(null_slots) == 1
+    assert statements.rows(null_shape, null_slots, LISTINGS) == list(_by_values(unknown))
+
+
+def test_a_value_the_statement_does_not_use_leaves_it_to_the_orm():
+    statements = Statements()
+    values = {"city": "Київ", "rooms": 2, "unused": 7.5}
+    shape, slots = values_shape("unused", _by_values, values)
+    assert statements.statement(shape, [p for p, _ in slots], LISTINGS) is UNCOMPILABLE
+    assert [row.id for row in statements.objects(shape, slots, LISTINGS)] == [
+        row["id"] for row in _by_values(values)
+    ]
+
+
+def test_a_value_of_no_placeholder_type_is_refused():
+    with pytest.raises(TypeError):
+        values_shape("flag", _by_values, {"city": "Київ", "rooms": True})

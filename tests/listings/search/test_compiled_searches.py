@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from listings import compiled, market, search, vectorplan
+from listings.models import PropertyListing
 from listings.search import hybrid as hybrid_search
 from listings.search import stats as stats_search
 from listings.search import text as text_search
@@ -29,15 +30,16 @@ CACHES = [
     (hybrid_search, "_CARDS"),
     (stats_search, "_STATS"),
     (market, "_TRENDS"),
+    (market, "_COMPARABLES"),
 ]
 
 
-def both_ways(monkeypatch, call):
+def both_ways(monkeypatch, call, *, compiles=True):
     """`call()` with compiled statements (twice: compiled, then reused) and through the ORM."""
     for module, name in CACHES:
         getattr(module, name).clear()
     first, reused = call(), call()
-    assert compiled_statements() > 0  # the first call compiled what it sent
+    assert compiled_statements() > 0 or not compiles  # the first call compiled what it sent
     with monkeypatch.context() as patched:
         for module, name in CACHES:
             patched.setattr(module, name, LeftToTheOrm())
@@ -191,6 +193,27 @@ def test_price_trends_match_the_orms(monkeypatch, arguments):
     first, reused, orm = both_ways(monkeypatch, lambda: market.price_trends(**arguments))
     assert first.model_dump() == reused.model_dump() == orm.model_dump()
     assert first.series and any(point.count for point in first.series[0].points)
+
+
+def test_market_context_matches_the_orms_for_every_kind_of_listing(monkeypatch):
+    """Listings with and without a district, an area, a price, rooms or a city: each is
+    another statement (None is `IS NULL` or no condition), their values placeholders."""
+    ids = set(PropertyListing.objects.order_by("id").values_list("id", flat=True)[:12])
+    for column in ("district", "total_area", "price", "rooms_count", "city", "deal_type"):
+        missing = PropertyListing.objects.filter(**{f"{column}__isnull": True})
+        ids |= set(missing.order_by("id").values_list("id", flat=True)[:3])
+    scopes = set()
+    cities = dict(PropertyListing.objects.filter(id__in=ids).values_list("id", "city"))
+    for listing_id in sorted(ids):
+        for currency in ("USD", "UAH"):
+            first, reused, orm = both_ways(
+                monkeypatch,
+                lambda: market.market_context(listing_id=listing_id, currency=currency),  # noqa: B023
+                compiles=bool(cities[listing_id]),  # no city: no comparables to look for
+            )
+            assert first.model_dump() == reused.model_dump() == orm.model_dump(), listing_id
+            scopes.add(first.scope)
+    assert {"district", "city"} <= scopes
 
 
 def test_a_statement_that_can_match_nothing_is_left_to_the_orm():
