@@ -40,8 +40,11 @@ from .search import (
     Median,
     Percentile,
     _database,
+    _group_value,
     _rates,
+    _resolved,
     _timing,
+    live_vocabulary,
 )
 from .types import (
     BINS_RANGE,
@@ -125,11 +128,13 @@ def _round(value: Any, digits: int = 2) -> float | None:
 
 
 def _in(value: Any, currency: str | None, target: str) -> float | None:
-    """A price in `target` through the configured rates; None for unknown currencies."""
+    """A price in `target` through the configured rates, its currency read as the table
+    spells it (`usd`, `$`, `грн`; NULL as DEFAULT_CURRENCY); None for unknown currencies."""
     rates = _rates()
-    if value is None or currency is None or currency not in rates:
+    code = live_vocabulary().currency_of(currency)
+    if value is None or code is None or code not in rates:
         return None
-    return float(value) * rates[target] / rates[currency]
+    return float(value) * rates[target] / rates[code]
 
 
 # --- trends ------------------------------------------------------------------------------
@@ -183,34 +188,37 @@ def price_trends(
     parsed = parse_filters(filters)
     if "listing_status" not in parsed.model_fields_set:
         parsed = parsed.model_copy(update={"listing_status": "any"})
-    rates = _rates()
-    # What decides the SQL of its statements, with the rates they are built with (kept
-    # alive with them, named by id()).
-    shape = (parsed.model_dump_json(), period, currency, id(rates))
+    parsed = _resolved(parsed)  # as every search reads them: spellings, place names
+    vocab, rates = live_vocabulary(), _rates()
+    # What decides the SQL of its statements, with the vocabulary and rates they are built
+    # with (kept alive with them, named by id()).
+    shape = (parsed.model_dump_json(), period, currency, id(vocab), id(rates))
 
     def dated() -> Any:
-        return (
-            PropertyListing.objects.filtered(parsed, rates)
+        qs = (
+            PropertyListing.objects.filtered(parsed, rates, vocab)
             .filter(publish_date__isnull=False)
-            .annotate(p=price_in(currency, rates), bucket=Trunc("publish_date", period))
+            .annotate(p=price_in(currency, rates, vocab), bucket=Trunc("publish_date", period))
         )
+        # an enum column's spellings as one group, as listing_stats groups them
+        return qs.annotate(group=_group_value(group_by, vocab)) if group_by else qs
 
     def top() -> Any:
         return (
             dated()
-            .values(group_by)
+            .values("group")
             .annotate(n=Count("id"))
-            .order_by("-n", group_by)
-            .values_list(group_by, "n")[: MAX_TREND_GROUPS + 1]
+            .order_by("-n", "group")
+            .values_list("group", "n")[: MAX_TREND_GROUPS + 1]
         )
 
     def series_of(groups: tuple[Any, ...]) -> Any:
         qs = dated()
         if group_by is not None:
-            qs = qs.filter(**{f"{group_by}__in": [g for g in groups if g is not None]}) | (
-                qs.filter(**{f"{group_by}__isnull": True}) if None in groups else qs.none()
+            qs = qs.filter(group__in=[g for g in groups if g is not None]) | (
+                qs.filter(group__isnull=True) if None in groups else qs.none()
             )
-        keys = ["bucket", *([group_by] if group_by else [])]
+        keys = ["bucket", *(["group"] if group_by else [])]
         figures = {
             "count": Count("id"),
             "priced_count": Count("p"),
@@ -225,10 +233,10 @@ def price_trends(
     truncated = False
     with _database():
         if group_by is not None:
-            top_shape = Shape(("top", group_by, *shape), top, (rates,))
+            top_shape = Shape(("top", group_by, *shape), top, (vocab, rates))
             top_rows = _TRENDS.rows(top_shape, [], LISTINGS)
             ranked = (
-                [(row[group_by], row["n"]) for row in top_rows]
+                [(row["group"], row["n"]) for row in top_rows]
                 if top_rows is not None
                 else list(top())
             )
@@ -236,7 +244,7 @@ def price_trends(
             groups = tuple(value for value, _ in ranked[:MAX_TREND_GROUPS])
         # The groups found are part of the statement (its IN list).
         series_shape = Shape(
-            ("series", group_by, groups, *shape), lambda: series_of(groups), (rates,)
+            ("series", group_by, groups, *shape), lambda: series_of(groups), (vocab, rates)
         )
         rows = _TRENDS.rows(series_shape, [], LISTINGS)
         if rows is None:
@@ -247,9 +255,7 @@ def price_trends(
         bucket = row["bucket"].date() if hasattr(row["bucket"], "date") else row["bucket"]
         first = bucket if first is None or bucket < first else first
         last = bucket if last is None or bucket > last else last
-        by_group.setdefault(row.get(group_by) if group_by else None, {})[_label(bucket, period)] = (
-            row
-        )
+        by_group.setdefault(row.get("group"), {})[_label(bucket, period)] = row
     labels = _periods(first, last, period) if first and last else []
     series = []
     for group, found in by_group.items():
@@ -303,10 +309,11 @@ def price_distribution(
 ) -> PriceDistribution:
     """How many listings fall in each price band, between the 2nd and 98th percentiles
     (the listings outside are counted apart, so one mansion does not flatten the chart)."""
-    parsed = parse_filters(filters)
+    parsed = _resolved(filters)
+    vocab, rates = live_vocabulary(), _rates()
     qs = (
-        PropertyListing.objects.filtered(parsed, _rates())
-        .annotate(p=price_in(currency, _rates()))
+        PropertyListing.objects.filtered(parsed, rates, vocab)
+        .annotate(p=price_in(currency, rates, vocab))
         .filter(p__isnull=False)
     )
     with _database():
@@ -429,10 +436,11 @@ def market_context(*, listing_id: ListingId, currency: FigureCurrency = "USD") -
     area = _round(listing.total_area)
     per_m2 = price / area if price is not None and area else None
     values, criteria = comparables_of(listing)
-    rates = _rates()
+    vocab, rates = live_vocabulary(), _rates()
 
     def priced(found: dict[str, Any]) -> Any:
-        return _comparable(found).annotate(p=price_in(currency, rates)).filter(p__isnull=False)
+        prices = price_in(currency, rates, vocab)
+        return _comparable(found).annotate(p=prices).filter(p__isnull=False)
 
     def figures_of(found: dict[str, Any]) -> Any:
         aggregates: dict[str, Any] = {
@@ -455,8 +463,9 @@ def market_context(*, listing_id: ListingId, currency: FigureCurrency = "USD") -
 
     def rows(kind: str, build: Callable[[dict[str, Any]], Any], found: dict[str, Any]) -> Any:
         """The rows of one of its statements, compiled once per shape (the listing's values
-        are its placeholders; the currency and the rates decide the rest)."""
-        shape, slots = values_shape((kind, currency, id(rates)), build, found, keep=(rates,))
+        are its placeholders; the currency, the vocabulary and the rates decide the rest)."""
+        key = (kind, currency, id(vocab), id(rates))
+        shape, slots = values_shape(key, build, found, keep=(vocab, rates))
         compiled_rows = _COMPARABLES.rows(shape, slots, LISTINGS)
         return compiled_rows if compiled_rows is not None else list(build(found))
 
@@ -567,13 +576,15 @@ def _matches(listing: PropertyListing, vector: Any) -> list[DuplicateMatch]:
     usd = _in(listing.price, listing.currency, "USD")
     if usd is None or usd <= 0:
         return []
-    qs = duplicate_candidates(listing).annotate(usd=price_in("USD", _rates()))
+    vocab, rates = live_vocabulary(), _rates()
+    qs = duplicate_candidates(listing).annotate(usd=price_in("USD", rates, vocab))
     qs = qs.filter(
         price_bounds(
             usd * (1 - DUPLICATE_PRICE_TOLERANCE),
             usd * (1 + DUPLICATE_PRICE_TOLERANCE),
             "USD",
-            _rates(),
+            rates,
+            vocab,
         )
     )
     if vector is not None:
@@ -691,7 +702,7 @@ def collapse_duplicates(page: SearchPage) -> SearchPage:
         rows = {
             row["id"]: row
             for row in PropertyListing.objects.filter(id__in=ids)
-            .annotate(usd=price_in("USD", _rates()))
+            .annotate(usd=price_in("USD", _rates(), live_vocabulary()))
             .values("id", "embedding", "usd", *RULE_FIELDS)
         }
     vectors = {}

@@ -265,6 +265,27 @@ async def test_item4_price_filters_sorting_and_stats_see_every_spelling(foreign,
         ), f"item 4: stats do not say one price without currency was left out: {stats}"
 
 
+@pytest.mark.parametrize("name", VARIANTS)
+async def test_item4_market_tools_read_every_spelling_as_stats_do(foreign, recorder, name):
+    """market_context, price_trends and listing_stats count the same priced listings: a
+    price in `usd`, `$` or `грн` is a price, not a listing without one."""
+    async with session(foreign[name], recorder) as mcp:
+        context = await mcp.ok("market_context", {"listing_id": Hostile.USD_LOWER})
+        assert context["price"] == 45000.0, f"item 4: 45000 usd read as {context['price']}"
+        # its comparables: the other rows of the city, every spelling priced (a NULL
+        # currency too where DEFAULT_CURRENCY names one)
+        assert context["comparables_count"] >= len(MONEY_ORDER) - 1, f"item 4: {context}"
+        # by the USD price only the 90000 USD row is dearer
+        assert context["percentile"] > 75, f"item 4: {context}"
+        city = {"city": builder.MONEY_CITY, "listing_status": "any"}
+        trends = await mcp.ok("price_trends", {"filters": city})
+        stats = await mcp.ok("listing_stats", {"filters": city})
+        priced = sum(point["priced_count"] for point in trends["series"][0]["points"])
+        assert priced == stats["groups"][0]["priced_count"] >= len(MONEY_ORDER), (
+            f"item 4: trends count {priced} priced listings, stats {stats['groups'][0]}"
+        )
+
+
 # --- item 5: values outside the documented enums ---------------------------------------------
 
 
@@ -303,6 +324,27 @@ async def test_item5_filters_accept_present_values_and_map_synonyms(foreign, rec
             assert expect.maps(schema, synonym, target) or expect.maps(
                 schema, synonym.lower(), target
             ), f"item 5: describe_schema shows no synonym {synonym} → {target}"
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+async def test_item5_price_trends_filter_and_group_enum_spellings_as_stats_do(
+    foreign, recorder, name
+):
+    async with session(foreign[name], recorder) as mcp:
+        vocab = {"city": builder.VOCAB_CITY, "listing_status": "any"}
+        trends = await mcp.ok("price_trends", {"filters": vocab, "group_by": "deal_type"})
+        stats = await mcp.ok("listing_stats", {"filters": vocab, "group_by": "deal_type"})
+        counts = {series["group"]: series["count"] for series in trends["series"]}
+        assert "daily" not in counts and counts.get("rent_short", 0) >= 1, (
+            f"item 5: trends group 'daily' apart from rent_short: {counts}"
+        )
+        assert counts == {row["group"]: row["count"] for row in stats["groups"]}, (
+            f"item 5: trends groups {counts}, stats {stats['groups']}"
+        )
+        daily = await mcp.ok("price_trends", {"filters": {**vocab, "deal_type": "daily"}})
+        assert sum(series["count"] for series in daily["series"]) >= 1, (
+            "item 5: price_trends finds no 'daily' listing for deal_type 'daily'"
+        )
 
 
 # --- item 6: NULL listing_status ----------------------------------------------------------

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from demo.generator import CITY_PRICE_TREND, duplicate_of
-from listings import market
+from listings import market, search
 from listings.errors import InvalidArgument, NotFound
 from listings.models import PropertyListing
 
@@ -136,8 +136,20 @@ def test_trend_bad_arguments_are_clear_errors(kwargs, message):
 
 
 def test_trend_of_nothing_is_empty_not_an_error():
-    result = market.price_trends(filters={"city": "Атлантида"})
+    result = market.price_trends(filters={"min_area": 900000})
     assert result.series[0].points == [] and result.series[0].change_pct is None
+
+
+def test_trend_filters_are_read_as_every_searchs_are():
+    """A city no listing has is refused with the same message as in every search; a
+    misspelled one is corrected as there."""
+    with pytest.raises(InvalidArgument) as refused:
+        market.price_trends(filters={"city": "Атлантида"})
+    with pytest.raises(InvalidArgument) as in_stats:
+        search.listing_stats(filters={"city": "Атлантида"})
+    assert refused.value.message == in_stats.value.message
+    kyiv = market.price_trends(filters={"city": "Киев", "deal_type": "sale"})
+    assert kyiv.filters["city"] == "Київ" and kyiv.series[0].count > 0
 
 
 # --- price distribution --------------------------------------------------------------------
