@@ -9,7 +9,11 @@
   const data = JSON.parse(source.textContent);
   const accent = "#417690";
   const quiet = "#9bb7c7";
-  const money = new Intl.NumberFormat("uk-UA", { maximumFractionDigits: 0 });
+  const whole = new Intl.NumberFormat("uk-UA", { maximumFractionDigits: 0 });
+  const fine = new Intl.NumberFormat("uk-UA", { maximumFractionDigits: 2 });
+  // Whole units, but a rent's price per m² (a few dollars) keeps its tick steps apart:
+  // 7.5 is not written 8 next to an 8.
+  const money = (value) => (Math.abs(value) < 100 ? fine : whole).format(value);
   const common = { responsive: true, maintainAspectRatio: false, animation: false };
 
   function draw(id, config) {
@@ -36,7 +40,7 @@
           },
         },
       },
-      scales: { x: { ticks: { callback: (value) => money.format(value) } } },
+      scales: { x: { ticks: { callback: money } } },
     },
   });
 
@@ -67,7 +71,7 @@
     options: {
       ...common,
       scales: {
-        price: { position: "left", ticks: { callback: (value) => money.format(value) } },
+        price: { position: "left", ticks: { callback: money } },
         count: { position: "right", grid: { drawOnChartArea: false } },
       },
     },

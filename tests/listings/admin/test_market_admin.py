@@ -138,6 +138,14 @@ def test_dashboard_and_detail_page_in_chromium(logged_in, live_server):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     assert browser.save_screenshot(str(ARTIFACTS / "admin_market_dashboard.png"))
 
+    # A rent's price per m² is a few dollars: its axis labels say 7,5, not 8 beside an 8.
+    browser.get(browser.current_url.split("?")[0] + "?deal_type=rent_long")
+    canvas = wait.until(ec.presence_of_element_located((By.ID, "chart-trend")))
+    labels = browser.execute_script(
+        "return arguments[0].chart.scales.price.ticks.map((tick) => tick.label)", canvas
+    )
+    assert len(labels) > 2 and len(set(labels)) == len(labels), labels
+
     # A planted re-post: its page shows the verdict and links its duplicates.
     copy = _planted_copy()
     browser.get(f"{live_server.url}{change_url(copy.id)}")
