@@ -286,6 +286,27 @@ async def test_item4_market_tools_read_every_spelling_as_stats_do(foreign, recor
         )
 
 
+@pytest.mark.parametrize("name", VARIANTS)
+async def test_market_tools_on_every_hand_made_row_and_a_range_of_filters(foreign, recorder, name):
+    """The market tools' compiled statements take each listing's own values (NULLs, odd
+    currencies, 1 KB districts, a real-typed area) and each filter: an answer or a typed
+    error, never internal_error (the session checks every call)."""
+    hostile = [value for key, value in vars(Hostile).items() if key.isupper()]
+    answered = 0
+    async with session(foreign[name], recorder) as mcp:
+        for listing_id in [foreign[name].facts["normal_id"], *hostile]:
+            for tool in ("market_context", "find_duplicates"):
+                result = await mcp.call(tool, {"listing_id": listing_id})
+                answered += not result.is_error
+        assert answered >= len(hostile), f"market tools answered {answered} calls"
+        for filters in FILTER_CASES:
+            for group_by in (None, "city", "deal_type", "rooms_count"):
+                trend = await mcp.ok(
+                    "price_trends", {"filters": filters, "group_by": group_by, "period": "quarter"}
+                )
+                assert trend["series"] is not None, (filters, group_by)
+
+
 # --- item 5: values outside the documented enums ---------------------------------------------
 
 
