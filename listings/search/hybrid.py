@@ -46,18 +46,22 @@ def _in_listings_script(text: str) -> bool:
     return not (letters & RUSSIAN_ONLY_LETTERS) or bool(letters & UKRAINIAN_ONLY_LETTERS)
 
 
-# Cards of the page's text-only listings, with their headline (one shape per text mode).
+# Cards of the page's listings by id: plain, or with the headline of the words matched (one
+# shape per text mode).
 _CARDS = Statements()
+
+
+def _plain_cards(ids: list[int]) -> list[Any]:
+    def plain(listing_ids: list[int]) -> Any:
+        return PropertyListing.objects.filter(id__any_of=listing_ids).cards()
+
+    return _CARDS.objects(Shape(("plain",), plain), [(IDS, ids)], LISTINGS)
 
 
 def _text_cards(ids: list[int], text: str, mode: str) -> list[Any]:
     config = _fts_config()
     if _text_search_query(text, mode) is None:  # the text side matched no words
-
-        def plain(listing_ids: list[int]) -> Any:
-            return PropertyListing.objects.filter(id__any_of=listing_ids).cards()
-
-        return _CARDS.objects(Shape(("plain",), plain), [(IDS, ids)], LISTINGS)
+        return _plain_cards(ids)
 
     def headlined(listing_ids: list[int], words: str) -> Any:
         cards = PropertyListing.objects.filter(id__any_of=listing_ids).cards()
@@ -86,7 +90,10 @@ def hybrid_search(
     parsed = _resolved(filters)
     candidates = min(max(50, 2 * (offset + limit)), MAX_CANDIDATES)
     vector = _embed(text)
-    neighbours, _, _, _, path = _neighbours(vector, parsed, count=candidates, with_total=False)
+    # ids and distances only: the cards are fetched for the page's listings alone
+    neighbours, _, _, _, path = _neighbours(
+        vector, parsed, count=candidates, with_total=False, cards=False
+    )
     # A sentence rarely has every word in one listing; scanning for substrings instead would
     # read the whole table for a weak signal, so the text side falls back to any word.
     ranking = _text_ranked(text, parsed, "relevance", any_word_fallback=True)
@@ -106,14 +113,24 @@ def hybrid_search(
             text_ids = [row.id for row in found]
     fused = rrf_fuse([n.listing.id for n in neighbours], text_ids)
     page = fused[offset : offset + limit]
-    by_id = {n.listing.id: n.listing for n in neighbours}
-    missing = [listing_id for listing_id, _, _ in page if listing_id not in by_id]
-    if missing:
-        with _database():
-            by_id.update({row.id: row for row in _text_cards(missing, text, text_mode)})
     distances = {n.listing.id: n.distance for n in neighbours}
+    # A listing the semantic side found has its plain card; one only the text side found,
+    # its card with the matched words' headline (plain too when no words matched).
+    page_ids = [listing_id for listing_id, _, _ in page]
+    text_only = [listing_id for listing_id in page_ids if listing_id not in distances]
+    headlined = bool(text_only) and _text_search_query(text, text_mode) is not None
+    plain = [i for i in page_ids if i in distances] if headlined else page_ids
+    rows: list[Any] = []
+    with _database():
+        if plain:
+            rows += _plain_cards(plain)
+        if headlined:
+            rows += _text_cards(text_only, text, text_mode)
+    by_id = {row.id: row for row in rows}
     cards = []
     for listing_id, score, (semantic_rank, text_rank) in page:
+        if listing_id not in by_id:  # gone from the table since it was ranked
+            continue
         similarity = distances.get(listing_id)
         cards.append(
             _card(

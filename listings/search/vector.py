@@ -169,10 +169,13 @@ def _neighbours(
     metric: str = "cosine",
     exclude_id: int | None = None,
     with_total: bool = True,
+    cards: bool = True,
 ) -> tuple[list[_Neighbour], int, bool, list[Any], str]:
     """The `count` nearest listings under `filters`, exactly ordered, how many match, and
     which path ranked them (the HNSW index the plan scans, whole-table or partial, or
-    EXACT_PATH).
+    EXACT_PATH). Each is a card's row, or with `cards=False` its id and distance only (hybrid
+    search fuses 50 candidates and shows 10: their cards are fetched for the page alone;
+    cosine distance only).
 
     When the planner expects few rows to match (at most EXACT_VECTOR_SEARCH_MAX_ROWS), they
     are ranked exactly by a pre-filtered scan: an HNSW graph walk under a selective filter
@@ -202,9 +205,14 @@ def _neighbours(
             ranked = ranked.filter(distance__lte=1.0 - min_similarity)
         return ranked
 
+    if not cards and metric != "cosine":
+        raise ValueError("neighbours without their cards are ranked by cosine distance only")
+
     def page(usable: bool) -> Any:
         def build(query_vector: QueryVector, excluded: int | None = exclude_id) -> Any:
             ranked = ranking(query_vector, excluded, usable=usable)
+            if not cards:
+                return ranked.only("id")[:count]
             return ranked.with_metric(query_vector, metric).cards()[:count]
 
         return build
@@ -220,7 +228,7 @@ def _neighbours(
 
     def key(kind: object) -> tuple[Any, ...]:
         # the page (kind: whether norms are checked) or the exact ranking's "distances"
-        shape = (filters_json, exclude_id is None, min_similarity, metric, count)
+        shape = (filters_json, exclude_id is None, min_similarity, metric, count, cards)
         return ("vector", kind, *shape, id(vocabulary), id(rates))
 
     def page_shape(usable: bool) -> Shape:
@@ -270,7 +278,7 @@ def _neighbours(
                     cursor.execute(vectorplan.SORT_ON_SQL)
             path = EXACT_PATH
             distances = _PAGES.sql(Shape(key("distances"), distances_of, context), slots, LISTINGS)
-            rows, total = _ranked_exactly(distances, encoded, metric, count)
+            rows, total = _ranked_exactly(distances, encoded, metric, count, cards=cards)
             exact = True
     if not with_total:
         total, exact = 0, False
@@ -308,7 +316,7 @@ def exact_top_sql(rows: str) -> str:
     every number and the count leaves out; checking each row's norm in the WHERE read every
     vector a second time (49 of 28 ms for 5 181 rows at 100 000 listings)."""
     return (
-        "SELECT id, COUNT(*) FILTER (WHERE distance <> 'NaN') OVER () FROM ("  # noqa: S608 - the ORM's statement; values stay parameters
+        "SELECT id, COUNT(*) FILTER (WHERE distance <> 'NaN') OVER (), distance FROM ("  # noqa: S608 - the ORM's statement; values stay parameters
         + rows
         + " OFFSET 0) AS ranked ORDER BY distance, id LIMIT %s"
     )
@@ -323,22 +331,28 @@ def _ranked_exactly(
     vector: QueryVector,
     metric: str,
     count: int,
+    *,
+    cards: bool = True,
 ) -> tuple[list[Any], int]:
     """The `count` nearest rows by exact distance, of `distances` (the statement, and its
     parameters, of the filtered rows' ids and distances), and how many rows have a distance
     (rows with an all-zero vector have none: never ranked nor counted).
 
     One scan computes every distance and the count (over id and distance only, so little
-    is held in memory); the cards of the page are then fetched by primary key.
+    is held in memory); the cards of the page are then fetched by primary key (with
+    `cards=False`, the rows are the ids and distances).
     """
     sql, params = distances
     with connections[LISTINGS].cursor() as cursor:
         cursor.execute(exact_top_sql(sql), [*params, count])
         top = cursor.fetchall()
     matched = int(top[0][1]) if top else 0
-    ranked_ids = [listing_id for listing_id, _ in top[:matched]]  # NaN distances sort last
+    top = top[:matched]  # NaN distances sort last
+    ranked_ids = [listing_id for listing_id, _, _ in top]
     if not ranked_ids:
         return [], matched
+    if not cards:
+        return [Row({"id": row[0], "distance": row[2]}) for row in top], matched
 
     def by_ids(ids: list[int], query_vector: QueryVector) -> Any:
         listings = PropertyListing.objects.filter(id__any_of=ids)

@@ -276,6 +276,31 @@ def test_hybrid_search_shows_fused_score_and_both_ranks():
         assert card.fused_score == pytest.approx(expected, abs=1e-6)
 
 
+@pytest.mark.parametrize("filters", [{}, {"city": "Львів", "rooms_count": 2}])
+def test_hybrid_cards_are_each_listings_own_with_its_semantic_similarity(filters):
+    """The semantic side ranks ids and distances only (by the index, or exactly under a
+    selective filter); the page's cards are fetched for it: each card is its listing's, its
+    similarity the one semantic search gives that listing, a text-only card headlined."""
+    page = search.hybrid_search(query=QUERY, filters=filters, limit=10)
+    semantic = search.semantic_search(query=QUERY, filters=filters, limit=50)
+    similarity = {card.id: card.similarity_score for card in semantic.listings}
+    assert page.index_used == semantic.index_used
+    assert (page.index_used == search.EXACT_PATH) == bool(filters)  # both semantic paths
+    assert len(page.listings) == 10
+    for card in page.listings:
+        listing = search.get_listing(listing_id=card.id)
+        assert (card.title, card.price, card.city) == (
+            listing.title,
+            None if listing.price is None else float(listing.price),
+            listing.city,
+        )
+        if card.semantic_rank:
+            assert card.similarity_score == pytest.approx(similarity[card.id], abs=1e-6)
+        else:
+            assert card.similarity_score is None and card.fulltext_rank
+    assert any(card.semantic_rank for card in page.listings)
+
+
 def test_hybrid_text_side_falls_back_to_any_word_through_the_index():
     from django.db import connections
     from django.test.utils import CaptureQueriesContext
