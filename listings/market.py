@@ -12,11 +12,21 @@ from datetime import date
 from typing import Any
 
 import numpy as np
-from django.db.models import Count, F, Func, IntegerField, Q, Value
+from django.db.models import (
+    BooleanField,
+    Count,
+    ExpressionWrapper,
+    F,
+    Func,
+    IntegerField,
+    Q,
+    Subquery,
+    Value,
+)
 from django.db.models.functions import Abs, Trunc
 from pgvector.django import CosineDistance
 
-from .compiled import Shape, Statements, values_shape
+from .compiled import ID, Shape, Statements, values_shape
 from .errors import NotFound
 from .filters import parse_filters
 from .market_results import (
@@ -31,7 +41,7 @@ from .market_results import (
     TrendSeries,
 )
 from .models import PropertyListing
-from .querysets import price_bounds, price_in
+from .querysets import price_in
 from .results import SearchPage
 from .runtime import LISTINGS
 from .search import (
@@ -113,14 +123,27 @@ LISTING_FIELDS = (
 )
 
 
-def _listing(number: int, *, with_embedding: bool = False) -> PropertyListing:
-    """Listing `number` (an id its caller's types checked) or NotFound."""
-    fields = (*LISTING_FIELDS, "embedding") if with_embedding else LISTING_FIELDS
+def _listing(number: int, *, with_embedding: bool = False) -> Any:
+    """Listing `number` (an id its caller's types checked; its LISTING_FIELDS, and with
+    `with_embedding` whether it has one, `has_embedding`) or NotFound."""
+
+    def build(listing_id: int) -> Any:
+        listing = PropertyListing.objects.only(*LISTING_FIELDS).filter(id=listing_id)
+        if with_embedding:
+            listing = listing.annotate(has_embedding=HAS_EMBEDDING)
+        return listing[:1]
+
+    shape = Shape(("listing", with_embedding), build)
     with _database():
-        listing = PropertyListing.objects.only(*fields).filter(id=number).first()
-    if listing is None:
+        found = _LISTING.objects(shape, [(ID, number)], LISTINGS)
+    if not found:
         raise NotFound(LISTING_NOT_FOUND.format(listing_id=number))
-    return listing
+    return found[0]
+
+
+HAS_EMBEDDING = ExpressionWrapper(Q(embedding__isnull=False), output_field=BooleanField())
+# The statement reading a listing's own fields, compiled once (market_context, duplicates).
+_LISTING = Statements()
 
 
 def _round(value: Any, digits: int = 2) -> float | None:
@@ -543,25 +566,56 @@ def market_context(*, listing_id: ListingId, currency: FigureCurrency = "USD") -
 # --- duplicates ----------------------------------------------------------------------------
 
 
-def duplicate_candidates(listing: PropertyListing) -> Any:
-    """Listings that could be the same property, by the structured fields alone."""
+def _candidates(values: dict[str, Any], *, compare_texts: bool) -> Any:
+    """Listings that could be the same property as the one `values` describe (its id, city,
+    deal type, property type, rooms, floor and number of floors; its area window `low` to
+    `high`; its district, which a candidate shares or lacks; its USD price window), by the
+    structured fields alone; with `compare_texts`, each with the cosine distance of its
+    embedding to the listing's own (read in the statement, not sent to it)."""
+    vocab, rates = live_vocabulary(), _rates()
     qs = PropertyListing.objects.filter(
-        city=listing.city,
-        deal_type=listing.deal_type,
-        property_type_id=listing.property_type_id,
-        rooms_count=listing.rooms_count,
-        floor=listing.floor,
-        floors_count=listing.floors_count,
-    ).exclude(id=listing.id)
-    area = float(listing.total_area)  # type: ignore[arg-type]
-    tolerance = max(1.0, area * DUPLICATE_AREA_TOLERANCE)
-    qs = qs.filter(total_area__gte=area - tolerance, total_area__lte=area + tolerance)
-    if listing.district:
-        qs = qs.filter(Q(district=listing.district) | Q(district__isnull=True))
-    return qs
+        city=values["city"],
+        deal_type=values["deal_type"],
+        property_type_id=values["property_type_id"],
+        rooms_count=values["rooms_count"],
+        floor=values["floor"],
+        floors_count=values["floors_count"],
+        total_area__gte=values["low"],
+        total_area__lte=values["high"],
+    ).exclude(id=values["id"])
+    if values["district"] is not None:
+        qs = qs.filter(Q(district=values["district"]) | Q(district__isnull=True))
+    qs = qs.annotate(usd=price_in("USD", rates, vocab)).filter(
+        usd__gte=values["usd_low"], usd__lte=values["usd_high"]
+    )
+    fields = [*CANDIDATE_FIELDS]
+    if compare_texts:
+        own = PropertyListing.objects.filter(id=values["id"]).values("embedding")[:1]
+        qs = qs.annotate(distance=CosineDistance("embedding", Subquery(own)))
+        fields.append("distance")
+    return qs.order_by("id").values(*fields)[:DUPLICATE_CANDIDATES]
 
 
-def _comparable_fields(listing: PropertyListing) -> bool:
+CANDIDATE_FIELDS = (
+    "id",
+    "title",
+    "listing_status",
+    "price",
+    "currency",
+    "total_area",
+    "url_source",
+    "publish_date",
+    "usd",
+    "contact_phone",
+    "district",
+)
+# The SQL's price window is a little wider than DUPLICATE_PRICE_TOLERANCE: same_property
+# decides on the same USD figures, so a price at the edge is not lost to rounding.
+_WINDOW_SLACK = 1e-9
+_DUPLICATES = Statements()
+
+
+def _comparable_fields(listing: Any) -> bool:
     return bool(
         listing.city
         and listing.total_area
@@ -570,41 +624,36 @@ def _comparable_fields(listing: PropertyListing) -> bool:
     )
 
 
-def _matches(listing: PropertyListing, vector: Any) -> list[DuplicateMatch]:
+def _matches(listing: Any, *, compare_texts: bool) -> list[DuplicateMatch]:
     if not _comparable_fields(listing):
         return []
     usd = _in(listing.price, listing.currency, "USD")
     if usd is None or usd <= 0:
         return []
+    area = float(listing.total_area)
+    tolerance = max(1.0, area * DUPLICATE_AREA_TOLERANCE)
+    values: dict[str, Any] = {
+        **{name: getattr(listing, name) for name in (*_structure(listing), "id")},
+        # as the ORM would send the floats to the column, so that they can be placeholders
+        "low": _TOTAL_AREA.to_python(area - tolerance),
+        "high": _TOTAL_AREA.to_python(area + tolerance),
+        "district": listing.district or None,
+        "usd_low": usd * (1 - DUPLICATE_PRICE_TOLERANCE - _WINDOW_SLACK),
+        "usd_high": usd * (1 + DUPLICATE_PRICE_TOLERANCE + _WINDOW_SLACK),
+    }
     vocab, rates = live_vocabulary(), _rates()
-    qs = duplicate_candidates(listing).annotate(usd=price_in("USD", rates, vocab))
-    qs = qs.filter(
-        price_bounds(
-            usd * (1 - DUPLICATE_PRICE_TOLERANCE),
-            usd * (1 + DUPLICATE_PRICE_TOLERANCE),
-            "USD",
-            rates,
-            vocab,
-        )
-    )
-    if vector is not None:
-        qs = qs.annotate(distance=CosineDistance("embedding", vector))
-    fields = [
-        "id",
-        "title",
-        "listing_status",
-        "price",
-        "currency",
-        "total_area",
-        "url_source",
-        "publish_date",
-        "usd",
-        "contact_phone",
-        "district",
-        *(["distance"] if vector is not None else []),
-    ]
+
+    def build(found: dict[str, Any]) -> Any:
+        return _candidates(found, compare_texts=compare_texts)
+
+    # compiled once per shape: which values are NULL, whether texts are compared, and the
+    # vocabulary and rates the price is converted with
+    key = ("duplicates", compare_texts, id(vocab), id(rates))
+    shape, slots = values_shape(key, build, values, keep=(vocab, rates))
     with _database():
-        rows = list(qs.order_by("id").values(*fields)[:DUPLICATE_CANDIDATES])
+        rows = _DUPLICATES.rows(shape, slots, LISTINGS)
+        if rows is None:
+            rows = list(build(values))
     mine = {**{name: getattr(listing, name) for name in RULE_FIELDS}, "usd": usd}
     matches = []
     for row in rows:
@@ -650,7 +699,7 @@ RULE_FIELDS = (
 )
 
 
-def _structure(listing: PropertyListing) -> dict[str, Any]:
+def _structure(listing: Any) -> dict[str, Any]:
     """The fields duplicate_candidates already made equal in SQL."""
     return {
         name: getattr(listing, name)
@@ -757,8 +806,7 @@ def find_duplicates(*, listing_id: ListingId) -> DuplicatesResult:
     Precision comes first (a false merge hides a real offer): see DUPLICATE_RULE.
     """
     listing = _listing(listing_id, with_embedding=True)
-    vector = listing.embedding
-    matches = _matches(listing, None if vector is None else [float(x) for x in vector])
+    matches = _matches(listing, compare_texts=listing.has_embedding)
     _timing().rows = len(matches)
     return DuplicatesResult(
         listing_id=listing.id,

@@ -5,7 +5,9 @@ filter combinations, thresholds, metrics, offsets and every text mode."""
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 
+from demo.generator import duplicate_of
 from listings import compiled, market, search, vectorplan
 from listings.models import PropertyListing
 from listings.search import hybrid as hybrid_search
@@ -31,6 +33,8 @@ CACHES = [
     (stats_search, "_STATS"),
     (market, "_TRENDS"),
     (market, "_COMPARABLES"),
+    (market, "_DUPLICATES"),
+    (market, "_LISTING"),
 ]
 
 
@@ -214,6 +218,25 @@ def test_market_context_matches_the_orms_for_every_kind_of_listing(monkeypatch):
             assert first.model_dump() == reused.model_dump() == orm.model_dump(), listing_id
             scopes.add(first.scope)
     assert {"district", "city"} <= scopes
+
+
+def test_find_duplicates_matches_the_orms_for_planted_and_ordinary_listings(monkeypatch):
+    """Its candidates' statement takes the listing's values (NULL floors, no district, no
+    embedding: other shapes) and reads the listing's embedding itself."""
+    ids = list(PropertyListing.objects.order_by("id").values_list("id", flat=True)[:400])
+    planted = [i for i in ids if duplicate_of(settings.DEMO_SEED, i) is not None][:15]
+    for column in ("floor", "district", "embedding", "floors_count"):
+        missing = PropertyListing.objects.filter(**{f"{column}__isnull": True})
+        planted += list(missing.order_by("id").values_list("id", flat=True)[:2])
+    found = 0
+    for listing_id in [*planted, *ids[:10]]:
+        first, reused, orm = both_ways(
+            monkeypatch,
+            lambda: market.find_duplicates(listing_id=listing_id),  # noqa: B023
+        )
+        assert first.model_dump() == reused.model_dump() == orm.model_dump(), listing_id
+        found += len(first.duplicates)
+    assert found >= 10  # pairs were there to be found
 
 
 def test_a_statement_that_can_match_nothing_is_left_to_the_orm():
