@@ -41,7 +41,7 @@ from .market_results import (
     TrendSeries,
 )
 from .models import PropertyListing
-from .querysets import price_in
+from .querysets import price_in, price_windows, price_windows_condition
 from .results import SearchPage
 from .runtime import LISTINGS
 from .search import (
@@ -569,9 +569,10 @@ def market_context(*, listing_id: ListingId, currency: FigureCurrency = "USD") -
 def _candidates(values: dict[str, Any], *, compare_texts: bool) -> Any:
     """Listings that could be the same property as the one `values` describe (its id, city,
     deal type, property type, rooms, floor and number of floors; its area window `low` to
-    `high`; its district, which a candidate shares or lacks; its USD price window), by the
-    structured fields alone; with `compare_texts`, each with the cosine distance of its
-    embedding to the listing's own (read in the statement, not sent to it)."""
+    `high`; its district, which a candidate shares or lacks; its price window in each
+    currency, `low CODE` to `high CODE`), by the structured fields alone; with
+    `compare_texts`, each with the cosine distance of its embedding to the listing's own
+    (read in the statement, not sent to it)."""
     vocab, rates = live_vocabulary(), _rates()
     qs = PropertyListing.objects.filter(
         city=values["city"],
@@ -585,9 +586,9 @@ def _candidates(values: dict[str, Any], *, compare_texts: bool) -> Any:
     ).exclude(id=values["id"])
     if values["district"] is not None:
         qs = qs.filter(Q(district=values["district"]) | Q(district__isnull=True))
-    qs = qs.annotate(usd=price_in("USD", rates, vocab)).filter(
-        usd__gte=values["usd_low"], usd__lte=values["usd_high"]
-    )
+    windows = {code: (values[f"low {code}"], values[f"high {code}"]) for code in rates}
+    qs = qs.filter(price_windows_condition(windows, vocab))
+    qs = qs.annotate(usd=price_in("USD", rates, vocab))
     fields = [*CANDIDATE_FIELDS]
     if compare_texts:
         own = PropertyListing.objects.filter(id=values["id"]).values("embedding")[:1]
@@ -609,10 +610,8 @@ CANDIDATE_FIELDS = (
     "contact_phone",
     "district",
 )
-# The SQL's price window is a little wider than DUPLICATE_PRICE_TOLERANCE: same_property
-# decides on the same USD figures, so a price at the edge is not lost to rounding.
-_WINDOW_SLACK = 1e-9
 _DUPLICATES = Statements()
+_PRICE = PropertyListing._meta.get_field("price")
 
 
 def _comparable_fields(listing: Any) -> bool:
@@ -632,16 +631,20 @@ def _matches(listing: Any, *, compare_texts: bool) -> list[DuplicateMatch]:
         return []
     area = float(listing.total_area)
     tolerance = max(1.0, area * DUPLICATE_AREA_TOLERANCE)
+    vocab, rates = live_vocabulary(), _rates()
+    windows = price_windows(
+        usd * (1 - DUPLICATE_PRICE_TOLERANCE), usd * (1 + DUPLICATE_PRICE_TOLERANCE), "USD", rates
+    )
+    # The floats as the ORM would send them to their columns (to_python), so that they can
+    # be placeholders: the same parameters as before, and the price index still serves.
     values: dict[str, Any] = {
         **{name: getattr(listing, name) for name in (*_structure(listing), "id")},
-        # as the ORM would send the floats to the column, so that they can be placeholders
         "low": _TOTAL_AREA.to_python(area - tolerance),
         "high": _TOTAL_AREA.to_python(area + tolerance),
         "district": listing.district or None,
-        "usd_low": usd * (1 - DUPLICATE_PRICE_TOLERANCE - _WINDOW_SLACK),
-        "usd_high": usd * (1 + DUPLICATE_PRICE_TOLERANCE + _WINDOW_SLACK),
+        **{f"low {code}": _PRICE.to_python(low) for code, (low, _) in windows.items()},
+        **{f"high {code}": _PRICE.to_python(high) for code, (_, high) in windows.items()},
     }
-    vocab, rates = live_vocabulary(), _rates()
 
     def build(found: dict[str, Any]) -> Any:
         return _candidates(found, compare_texts=compare_texts)

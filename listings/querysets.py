@@ -86,14 +86,34 @@ def price_bounds(
     vocabulary: Vocabulary | None = None,
 ) -> Q:
     """Price bounds in `currency` as one range per listing currency, so the btree index serves."""
-    condition = Q()
+    return price_windows_condition(price_windows(low, high, currency, rates), vocabulary)
+
+
+def price_windows(
+    low: float | None, high: float | None, currency: str, rates: Mapping[str, float]
+) -> dict[str, tuple[float | None, float | None]]:
+    """Bounds in `currency` as each listing currency's own price range."""
+    windows = {}
     for code, rate in rates.items():
         factor = rate / rates[currency]
+        windows[code] = (
+            None if low is None else low * factor,
+            None if high is None else high * factor,
+        )
+    return windows
+
+
+def price_windows_condition(
+    windows: Mapping[str, tuple[Any, Any]], vocabulary: Vocabulary | None = None
+) -> Q:
+    """Listings whose price is within their currency's window (price_windows)."""
+    condition = Q()
+    for code, (low, high) in windows.items():
         per_currency = in_currency(code, vocabulary)
         if low is not None:
-            per_currency &= Q(price__gte=low * factor)
+            per_currency &= Q(price__gte=low)
         if high is not None:
-            per_currency &= Q(price__lte=high * factor)
+            per_currency &= Q(price__lte=high)
         condition |= per_currency
     return condition
 
