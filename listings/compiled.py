@@ -80,6 +80,11 @@ def _typed(kind: type, number: int) -> Placeholder:
     return Placeholder(decimals, decimals)
 
 
+def text_placeholder(number: int) -> Placeholder:
+    """Text placeholder `number`, for a statement with several texts (TEXT is the first's)."""
+    return _typed(str, number)
+
+
 def _kind(value: Any) -> type | None:
     if value is None:
         return None

@@ -174,6 +174,30 @@ class AnyOf(Lookup):
 models.BigIntegerField.register_lookup(AnyOf)
 
 
+def like_pattern(word: str) -> str:
+    """`%word%` with LIKE's own characters escaped, as Django's icontains writes it."""
+    escaped = word.replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_")
+    return f"%{escaped}%"
+
+
+class ContainsPattern(Lookup):
+    """What `icontains` writes on PostgreSQL, `UPPER(column::text) LIKE UPPER(%s)`, with a
+    pattern made before the statement (like_pattern): icontains makes it from its value,
+    so a statement built with a stand-in word could not be sent again with another."""
+
+    lookup_name = "contains_pattern"
+    prepare_rhs = False
+
+    def as_sql(self, compiler: Any, connection: Any) -> tuple[str, list[Any]]:
+        lhs, lhs_params = self.process_lhs(compiler, connection)
+        rhs, rhs_params = self.process_rhs(compiler, connection)
+        return f"UPPER({lhs}::text) LIKE UPPER({rhs})", [*lhs_params, *rhs_params]
+
+
+models.CharField.register_lookup(ContainsPattern)
+models.TextField.register_lookup(ContainsPattern)
+
+
 class QueryVector(Vector):
     """A search's query vector, formatted as pgvector's text once (`vector_text`): every
     distance expression built from a list formats its floats again."""
@@ -266,12 +290,17 @@ class PropertyListingQuerySet(models.QuerySet):
         )
 
     def containing_words(self, words: Sequence[str]) -> PropertyListingQuerySet:
+        """Listings whose title, description or address contains every word (any case)."""
+        return self.containing_patterns([like_pattern(word) for word in words])
+
+    def containing_patterns(self, patterns: Sequence[str]) -> PropertyListingQuerySet:
+        """containing_words with each word's LIKE pattern made already (like_pattern)."""
         q = Q()
-        for word in words:
+        for pattern in patterns:
             q &= (
-                Q(title__icontains=word)
-                | Q(description__icontains=word)
-                | Q(address_raw__icontains=word)
+                Q(title__contains_pattern=pattern)
+                | Q(description__contains_pattern=pattern)
+                | Q(address_raw__contains_pattern=pattern)
             )
         return self.filter(q)
 

@@ -14,10 +14,10 @@ from django.db import connections, transaction
 from django.db.models import Case, F, FloatField, IntegerField, OrderBy, Q, Subquery, Value, When
 
 from .. import capabilities, vectorplan
-from ..compiled import TEXT, Placeholder, Shape, Statements
+from ..compiled import TEXT, Placeholder, Shape, Statements, text_placeholder
 from ..filters import Filters
 from ..models import PropertyListing
-from ..querysets import PropertyListingQuerySet
+from ..querysets import PropertyListingQuerySet, like_pattern
 from ..results import SearchPage
 from ..runtime import (
     LISTINGS,
@@ -182,10 +182,11 @@ _TEXT = Statements()
 @dataclass(frozen=True)
 class TextRanking:
     """A text query's ranking, as builders of querysets for the words of its mode (called
-    with TEXT's stand-in when a statement is compiled, with `words` when it is not)."""
+    with stand-ins when a statement is compiled, with `words` when it is not): full text
+    takes its query's text, the ILIKE fallback each word's LIKE pattern, a filter nothing."""
 
     mode: str
-    words: str | None  # None: a pure filter (the statement has no text)
+    words: tuple[str, ...]
     page: Callable[..., PropertyListingQuerySet]  # ordered, headlines and ranks annotated
     matched: Callable[..., PropertyListingQuerySet]  # every match (to count)
     shape: tuple[Any, ...]  # what else decides the SQL (the key of its statements)
@@ -193,10 +194,12 @@ class TextRanking:
 
     @property
     def slots(self) -> list[tuple[Placeholder, Any]]:
-        return [] if self.words is None else [(TEXT, self.words)]
+        if self.mode == "ilike_fallback":
+            return [(text_placeholder(n), word) for n, word in enumerate(self.words)]
+        return [(TEXT, word) for word in self.words]
 
     def args(self) -> tuple[Any, ...]:
-        return () if self.words is None else (self.words,)
+        return self.words
 
 
 def _text_ranked(
@@ -228,7 +231,12 @@ def _text_ranked(
         check = Shape(("exists", *shape), exists, keep)
         if not _any_match(lambda: bool(_TEXT.objects(check, [(TEXT, text)], LISTINGS))):
             mode = "fulltext_any_word" if any_word_fallback else "ilike_fallback"
-    words = None if text is None else _mode_words(text, mode)
+    words: tuple[str, ...] = ()
+    if mode == "ilike_fallback":
+        # one placeholder per word: the statement's shape is their number
+        words = tuple(like_pattern(word) for word in _words(text or ""))
+    elif text is not None:
+        words = (_mode_words(text, mode),)
     if mode in {"filter", "ilike_fallback"} and sort_by == "relevance":
         sort_by = "date_desc"
 
@@ -236,7 +244,7 @@ def _text_ranked(
         if mode == "filter":
             return filtered()
         if mode == "ilike_fallback":
-            return filtered().containing_words(_words(args[0]))
+            return filtered().containing_patterns(args)
         return filtered().matching(_tsquery(args[0], mode, config))
 
     def page(*args: str) -> PropertyListingQuerySet:
@@ -252,7 +260,7 @@ def _text_ranked(
             qs = qs.with_price_in("USD", rates, vocabulary)
         return qs.sorted_by(sort_by)
 
-    return TextRanking(mode, words, page, matched, (mode, sort_by, *shape), keep)
+    return TextRanking(mode, words, page, matched, (mode, sort_by, len(words), *shape), keep)
 
 
 class CappedCount(Subquery):

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from django.contrib.postgres.search import SearchQuery
+from django.db.models import Q
 from pgvector import Vector
 
 from listings.filters import parse_filters
 from listings.models import PropertyListing
-from listings.querysets import PropertyListingQuerySet, QueryVector
+from listings.querysets import PropertyListingQuerySet, QueryVector, like_pattern
 
 RATES = {"USD": 1.0, "EUR": 0.92, "UAH": 41.5}
 VECTOR = [0.1, 0.2, 0.3]
@@ -109,3 +111,21 @@ def test_any_of_sends_every_id_as_one_array_parameter():
         sql, params = compiled(listings().filter(id__any_of=ids))
         assert '"property_listings"."id" = ANY(%s)' in sql
         assert params == (ids,)
+
+
+@pytest.mark.parametrize("word", ["балкон", "100%", "a_b", "back\\slash", "ГРН", "'; --"])
+def test_contains_pattern_writes_what_icontains_writes(word):
+    """containing_words goes through patterns made before the statement (so the ILIKE
+    fallback can be compiled once), with the SQL and parameters of icontains."""
+    ours = compiled(listings().containing_words([word]).only("id"))
+    djangos = compiled(
+        listings()
+        .filter(
+            Q(title__icontains=word)
+            | Q(description__icontains=word)
+            | Q(address_raw__icontains=word)
+        )
+        .only("id")
+    )
+    assert ours == djangos
+    assert like_pattern(word) in ours[1]

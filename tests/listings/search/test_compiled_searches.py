@@ -136,6 +136,9 @@ def test_more_like_this_matches_the_orms_and_leaves_the_listing_out(monkeypatch)
         {"query": "квартира", "filters": {"city": "Київ"}, "offset": 10},
         {"query": "квартира", "sort_by": "price_asc"},
         {"query": "zzzqx балкон"},  # no listing has both: the substring fallback
+        {"query": "балк"},  # a part of a word: no lexeme, the substring fallback finds it
+        {"query": "ремон квар", "filters": {"city": "Київ"}, "limit": 5},
+        {"query": "100% _балк"},  # LIKE's own characters, escaped
         {"filters": {"city": "Львів"}, "sort_by": "date_desc"},
         {"filters": {"deal_type": "sale"}, "sort_by": "price_desc", "limit": 20},
     ],
@@ -143,6 +146,18 @@ def test_more_like_this_matches_the_orms_and_leaves_the_listing_out(monkeypatch)
 def test_full_text_and_filter_pages_match_the_orms(monkeypatch, arguments):
     first, reused, orm = both_ways(monkeypatch, lambda: search.fulltext_search(**arguments))
     assert same_page(first) == same_page(reused) == same_page(orm)
+    if arguments.get("query") in {"балк", "ремон квар"}:
+        assert first.mode == "ilike_fallback" and first.listings
+
+
+def test_words_of_one_substring_shape_find_their_own_listings(monkeypatch):
+    """The ILIKE fallback's statement has a placeholder per word: two requests of as many
+    words share it, each finding its own listings."""
+    balk, lodzh = (search.fulltext_search(query=word, limit=5) for word in ("балк", "лоджі"))
+    assert balk.mode == lodzh.mode == "ilike_fallback"
+    assert balk.total != lodzh.total
+    _, _, orm = both_ways(monkeypatch, lambda: search.fulltext_search(query="лоджі", limit=5))
+    assert same_page(lodzh) == same_page(orm)
 
 
 @pytest.mark.parametrize(
@@ -256,6 +271,7 @@ def test_every_statement_of_the_main_searches_is_compiled():
     search.similar_to_listing(listing_id=search.semantic_search(query=QUERY).listings[0].id)
     search.fulltext_search(query="балкон")
     search.fulltext_search(filters={"city": "Київ"}, sort_by="price_asc")
+    search.fulltext_search(query="балк ремон")
     search.hybrid_search(query="zzzqx балкон світла")
     search.listing_stats(filters={"city": "Київ"})
     search.listing_stats(group_by="deal_type")
