@@ -566,14 +566,15 @@ def market_context(*, listing_id: ListingId, currency: FigureCurrency = "USD") -
 # --- duplicates ----------------------------------------------------------------------------
 
 
-def _candidates(values: dict[str, Any], *, compare_texts: bool) -> Any:
+def _candidates(
+    values: dict[str, Any], *, compare_texts: bool, vocab: Any, rates: Mapping[str, float]
+) -> Any:
     """Listings that could be the same property as the one `values` describe (its id, city,
     deal type, property type, rooms, floor and number of floors; its area window `low` to
     `high`; its district, which a candidate shares or lacks; its price window in each
     currency, `low CODE` to `high CODE`), by the structured fields alone; with
     `compare_texts`, each with the cosine distance of its embedding to the listing's own
-    (read in the statement, not sent to it)."""
-    vocab, rates = live_vocabulary(), _rates()
+    (read in the statement, not sent to it). Prices are read with `vocab` and `rates`."""
     qs = PropertyListing.objects.filter(
         city=values["city"],
         deal_type=values["deal_type"],
@@ -647,7 +648,7 @@ def _matches(listing: Any, *, compare_texts: bool) -> list[DuplicateMatch]:
     }
 
     def build(found: dict[str, Any]) -> Any:
-        return _candidates(found, compare_texts=compare_texts)
+        return _candidates(found, compare_texts=compare_texts, vocab=vocab, rates=rates)
 
     # compiled once per shape: which values are NULL, whether texts are compared, and the
     # vocabulary and rates the price is converted with
