@@ -295,6 +295,14 @@ class Statements:
         statement = self._compiled(shape, slots, using)
         return None if statement is UNCOMPILABLE else fetch(statement, slots, using)
 
+    def dicts(
+        self, shape: Shape, slots: Sequence[tuple[Placeholder, Any]], using: str
+    ) -> list[dict[str, Any]]:
+        """The rows of a values() statement as dicts of its names: compiled once, or where it
+        is left to the ORM, the dicts the ORM's queryset gives."""
+        found = self.rows(shape, slots, using)
+        return found if found is not None else list(shape.built(slots))
+
     def objects(
         self, shape: Shape, slots: Sequence[tuple[Placeholder, Any]], using: str
     ) -> list[Any]:

@@ -231,8 +231,7 @@ def price_trends(
             dated()
             .values("group")
             .annotate(n=Count("id"))
-            .order_by("-n", "group")
-            .values_list("group", "n")[: MAX_TREND_GROUPS + 1]
+            .order_by("-n", "group")[: MAX_TREND_GROUPS + 1]
         )
 
     def series_of(groups: tuple[Any, ...]) -> Any:
@@ -257,21 +256,14 @@ def price_trends(
     with _database():
         if group_by is not None:
             top_shape = Shape(("top", group_by, *shape), top, (vocab, rates))
-            top_rows = _TRENDS.rows(top_shape, [], LISTINGS)
-            ranked = (
-                [(row["group"], row["n"]) for row in top_rows]
-                if top_rows is not None
-                else list(top())
-            )
+            ranked = _TRENDS.dicts(top_shape, [], LISTINGS)
             truncated = len(ranked) > MAX_TREND_GROUPS
-            groups = tuple(value for value, _ in ranked[:MAX_TREND_GROUPS])
+            groups = tuple(row["group"] for row in ranked[:MAX_TREND_GROUPS])
         # The groups found are part of the statement (its IN list).
         series_shape = Shape(
             ("series", group_by, groups, *shape), lambda: series_of(groups), (vocab, rates)
         )
-        rows = _TRENDS.rows(series_shape, [], LISTINGS)
-        if rows is None:
-            rows = list(series_of(groups))
+        rows = _TRENDS.dicts(series_shape, [], LISTINGS)
     by_group: dict[Any, dict[str, dict[str, Any]]] = {g: {} for g in groups}
     first = last = None
     for row in rows:
@@ -404,17 +396,16 @@ def _verdict(difference: float, count: int, city: str, district: str | None, per
     return f"На {rounded} % {direction} за медіану {_plural_listings(count)} {place}{basis}."
 
 
+# The columns a comparable listing shares with the listing (and it is active).
+COMPARABLE_ON = ("city", "deal_type", "property_type_id", "rooms_count")
+
+
 def _comparable(values: dict[str, Any]) -> Any:
     """Active listings like the one `values` describe (its id, city, deal_type,
     property_type_id and rooms_count; `low` and `high` bound the total area when not None;
     `district`, when given, narrows to it)."""
-    qs = PropertyListing.objects.filter(
-        city=values["city"],
-        deal_type=values["deal_type"],
-        property_type_id=values["property_type_id"],
-        rooms_count=values["rooms_count"],
-        listing_status="active",
-    ).exclude(id=values["id"])
+    shared = {name: values[name] for name in COMPARABLE_ON}
+    qs = PropertyListing.objects.filter(**shared, listing_status="active").exclude(id=values["id"])
     if values["low"] is not None:
         qs = qs.filter(total_area__gte=values["low"], total_area__lte=values["high"])
     if values.get("district") is not None:
@@ -425,16 +416,8 @@ def _comparable(values: dict[str, Any]) -> Any:
 def comparables_of(listing: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     """What makes a listing comparable with `listing` (the values _comparable takes, in the
     city: the caller narrows to the district), and the criteria as the answer shows them."""
-    values: dict[str, Any] = {
-        "id": listing.id,
-        "city": listing.city,
-        "deal_type": listing.deal_type,
-        "property_type_id": listing.property_type_id,
-        "rooms_count": listing.rooms_count,
-        "low": None,
-        "high": None,
-    }
-    criteria = {name: values[name] for name in list(values)[1:5]}
+    criteria: dict[str, Any] = {name: getattr(listing, name) for name in COMPARABLE_ON}
+    values: dict[str, Any] = {"id": listing.id, **criteria, "low": None, "high": None}
     criteria["listing_status"] = "active"
     area = _round(listing.total_area)
     if area and area > 0:
@@ -489,8 +472,7 @@ def market_context(*, listing_id: ListingId, currency: FigureCurrency = "USD") -
         are its placeholders; the currency, the vocabulary and the rates decide the rest)."""
         key = (kind, currency, id(vocab), id(rates))
         shape, slots = values_shape(key, build, found, keep=(vocab, rates))
-        compiled_rows = _COMPARABLES.rows(shape, slots, LISTINGS)
-        return compiled_rows if compiled_rows is not None else list(build(found))
+        return _COMPARABLES.dicts(shape, slots, LISTINGS)
 
     scope, count, figures = "none", 0, {}
     examples: list[dict[str, Any]] = []
@@ -655,9 +637,7 @@ def _matches(listing: Any, *, compare_texts: bool) -> list[DuplicateMatch]:
     key = ("duplicates", compare_texts, id(vocab), id(rates))
     shape, slots = values_shape(key, build, values, keep=(vocab, rates))
     with _database():
-        rows = _DUPLICATES.rows(shape, slots, LISTINGS)
-        if rows is None:
-            rows = list(build(values))
+        rows = _DUPLICATES.dicts(shape, slots, LISTINGS)
     mine = {**{name: getattr(listing, name) for name in RULE_FIELDS}, "usd": usd}
     matches = []
     for row in rows:
@@ -704,7 +684,7 @@ RULE_FIELDS = (
 
 
 def _structure(listing: Any) -> dict[str, Any]:
-    """The fields duplicate_candidates already made equal in SQL."""
+    """The fields _candidates already made equal in SQL."""
     return {
         name: getattr(listing, name)
         for name in ("city", "deal_type", "property_type_id", "rooms_count", "floor")

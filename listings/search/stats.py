@@ -23,12 +23,11 @@ from ..types import GroupBy, RawFilters, StatsCurrency, checked
 from .filtering import _resolved, live_vocabulary
 
 
-def _group_value(group_by: str, vocab: vocabulary.Vocabulary | None = None) -> Any:
+def _group_value(group_by: str, vocab: vocabulary.Vocabulary) -> Any:
     """The column to group by; an enum column in its documented form, so that 'daily' and
-    'rent_short' are one group (spelled as in `vocab`, by default the live vocabulary)."""
+    'rent_short' are one group (spelled as in `vocab`)."""
     if group_by not in vocabulary.ENUM_CHOICES:
         return F(group_by)
-    vocab = vocab or live_vocabulary()
     whens = []
     for value in vocabulary.documented(group_by):
         spellings = [raw for raw in vocab.spellings(group_by, value) if raw != value]
@@ -110,9 +109,7 @@ def listing_stats(
     )
     truncated = False
     with _database():
-        rows = _STATS.rows(shape, [], LISTINGS)
-        if rows is None:
-            rows = list(figures())
+        rows = _STATS.dicts(shape, [], LISTINGS)
         if group_by is None:
             total = rows[0]["count"]
         else:
