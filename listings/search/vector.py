@@ -89,6 +89,11 @@ VECTOR_SEARCH_OPTIONS_SQL = (
 )
 
 
+# A filter keeping at least this share of a graph's listings (none: all of them) searches it
+# with HNSW_EF_SEARCH_BROAD when the graph is small enough (see _ef_search_for).
+BROAD_SHARE = 0.5
+
+
 def vector_search_options(ef_search: int | None = None) -> list[str]:
     """Parameters of VECTOR_SEARCH_OPTIONS_SQL from settings."""
     return [
@@ -104,22 +109,32 @@ def _set_vector_search_options(ef_search: int) -> None:
         cursor.execute(VECTOR_SEARCH_OPTIONS_SQL, vector_search_options(ef_search))
 
 
+def _graph_rows(graph_rows: int | None = None) -> int:
+    """The listings an HNSW graph holds: a partial index's `graph_rows`, else the table's
+    listings with a vector (a partial index never analysed counts -1 rows)."""
+    if graph_rows is not None and graph_rows > 0:
+        return graph_rows
+    return remembered(
+        "rows_with_embedding", lambda: estimated_count(PropertyListing.objects.with_embedding())
+    )
+
+
 def _selective(estimate: int, graph_rows: int | None = None) -> bool:
     """Whether the filter keeps less than HNSW_SELECTIVE_SHARE of the graph's listings: the
     table's, or the `graph_rows` of a partial index."""
-    rows = graph_rows
-    if rows is None or rows <= 0:  # a partial index never analysed counts -1 rows
-        rows = remembered(
-            "rows_with_embedding",
-            lambda: estimated_count(PropertyListing.objects.with_embedding()),
-        )
-    return estimate < settings.HNSW_SELECTIVE_SHARE * rows
+    return estimate < settings.HNSW_SELECTIVE_SHARE * _graph_rows(graph_rows)
 
 
 def _ef_search_for(estimate: int, index_rows: int | None = None) -> int:
-    """A wider graph search when the filter keeps a small share of the graph's listings."""
-    if _selective(estimate, index_rows):
+    """The graph search's width from the share of its listings the filter keeps, and the
+    graph's size (bench_search's recall table): wider when the filter keeps a small share
+    (HNSW_EF_SEARCH_SELECTIVE), narrower when it keeps at least BROAD_SHARE of a graph of at
+    most HNSW_BROAD_MAX_ROWS (HNSW_EF_SEARCH_BROAD), HNSW_EF_SEARCH between."""
+    rows = _graph_rows(index_rows)
+    if estimate < settings.HNSW_SELECTIVE_SHARE * rows:
         return max(settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE)
+    if estimate >= BROAD_SHARE * rows and rows <= settings.HNSW_BROAD_MAX_ROWS:
+        return min(settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_BROAD)
     return int(settings.HNSW_EF_SEARCH)
 
 

@@ -531,8 +531,18 @@ def test_selective_filters_search_the_graph_wider(settings, hnsw_only):
         return options.split("'hnsw.ef_search', '")[1].split("'")[0]
 
     settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE = 120, 700
-    assert ef_search_of({}) == "120"
+    settings.HNSW_EF_SEARCH_BROAD = 50
+    assert ef_search_of({}) == "50"  # all of a small graph: the narrow search
     assert ef_search_of({"city": "Львів", "deal_type": "sale"}) == "700"
+    settings.HNSW_SELECTIVE_SHARE = 0.1  # a filter keeping between a tenth and half
+    kept = PropertyListing.objects.filter(city="Київ").count() / PropertyListing.objects.count()
+    assert 0.1 < kept < search.BROAD_SHARE
+    assert ef_search_of({"city": "Київ"}) == "120"
+    settings.HNSW_BROAD_MAX_ROWS = 100  # a graph too large for the narrow search
+    assert ef_search_of({}) == "120"
+    settings.HNSW_EF_SEARCH_BROAD = 1000  # never wider than HNSW_EF_SEARCH
+    settings.HNSW_BROAD_MAX_ROWS = 10**9
+    assert ef_search_of({}) == "120"
 
 
 def test_third_party_text_is_marked_untrusted_and_left_intact():
