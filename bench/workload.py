@@ -132,24 +132,28 @@ def _where(filters: dict[str, Any]) -> tuple[str, list[Any]]:
 
 
 def raw_semantic(conn: psycopg.Connection, vector: Any, filters: dict[str, Any]) -> int:
+    """The HNSW branch as listings.search sends it: the planner's estimate (the total past
+    TOTAL_COUNT_CAP, and what decides ef_search), then the settings and the page in one
+    query string."""
     where, params = _where(filters)
     if not isinstance(vector, np.ndarray):
         vector = np.asarray(getattr(vector, "to_numpy", lambda: vector)(), dtype=np.float32)
-    with conn.transaction():
-        conn.execute(search.VECTOR_SEARCH_OPTIONS_SQL, search.vector_search_options())
-        rows = conn.execute(
-            f"SELECT {CARD_COLUMNS}, l.embedding <=> %s AS d FROM property_listings l "  # noqa: S608
-            f"LEFT JOIN property_types t ON t.id = l.property_type_id "
-            f"WHERE {where} AND l.embedding IS NOT NULL ORDER BY l.embedding <=> %s LIMIT 10",
-            [vector, *params, vector],
-        ).fetchall()
-        # The total as listings.search takes it past TOTAL_COUNT_CAP: the planner's estimate.
-        conn.execute(
-            f"EXPLAIN (FORMAT JSON) SELECT 1 FROM property_listings l WHERE {where} "  # noqa: S608
-            "AND l.embedding IS NOT NULL",
-            params,
-        ).fetchone()
-    return len(rows)
+    explained = conn.execute(
+        f"EXPLAIN (FORMAT JSON) SELECT 1 FROM property_listings l WHERE {where} "  # noqa: S608
+        "AND l.embedding IS NOT NULL",
+        params,
+    ).fetchone()
+    estimate = int(explained[0][0]["Plan"]["Plan Rows"]) if explained else 0
+    options = search.vector_search_options(search._ef_search_for(estimate))
+    cursor = psycopg.ClientCursor(conn)  # the simple query protocol, as Django's cursor
+    cursor.execute(
+        f"{search.VECTOR_SEARCH_OPTIONS_SQL}; SELECT {CARD_COLUMNS}, l.embedding <=> %s AS d "  # noqa: S608
+        f"FROM property_listings l LEFT JOIN property_types t ON t.id = l.property_type_id "
+        f"WHERE {where} AND l.embedding IS NOT NULL ORDER BY l.embedding <=> %s LIMIT 10",
+        [*options, vector, *params, vector],
+    )
+    cursor.nextset()
+    return len(cursor.fetchall())
 
 
 def raw_fulltext(conn: psycopg.Connection, text: str, filters: dict[str, Any]) -> int:

@@ -15,6 +15,12 @@ Only a statement that the ORM writes the same with two different stand-ins for e
 placeholder, its parameters differing exactly where the stand-ins are (each at least once),
 is compiled this way; any other is left to the ORM (`rows` returns None and the caller runs
 its queryset; `objects` and `sql` run it themselves).
+
+A statement may be sent with a `Settings` prefix (`set_config(…, true)` calls that must
+hold while PostgreSQL plans it): both go as one query string, which PostgreSQL runs as one
+implicit transaction, planning the statement after the prefix has run. That spares the
+BEGIN and COMMIT round trips a transaction block costs (0.43 ms of a 2.9 ms vector page at
+100 000 listings). A statement left to the ORM gets the same settings in a transaction.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from typing import Any
 
 import cachetools
 from django.core.exceptions import EmptyResultSet
-from django.db import connections
+from django.db import connections, transaction
 from django.db.models import QuerySet
 
 from .runtime import database_identity
@@ -233,14 +239,47 @@ def bound(statement: _Statement, slots: Sequence[tuple[Placeholder, Any]]) -> li
     return params
 
 
+@dataclass(frozen=True)
+class Settings:
+    """Settings a statement is planned and run under, for its implicit transaction alone:
+    `sql` is one SELECT of `set_config(name, value, true)` calls, `params` their values."""
+
+    sql: str
+    params: tuple[Any, ...] = ()
+
+    def before(self, sql: str, params: Sequence[Any]) -> tuple[str, list[Any]]:
+        """`sql` sent after these settings in one query string (read its rows after
+        nextset())."""
+        return f"{self.sql}; {sql}", [*self.params, *params]
+
+    def apply(self, using: str) -> None:
+        """Set them on their own, inside a transaction the caller holds open."""
+        with connections[using].cursor() as cursor:
+            cursor.execute(self.sql, list(self.params))
+
+
+def execute_fetch(
+    sql: str, params: Sequence[Any], using: str, settings: Settings | None = None
+) -> list[tuple[Any, ...]]:
+    """The rows of `sql`, run after `settings` in the same query string when given."""
+    with connections[using].cursor() as cursor:
+        if settings is None:
+            cursor.execute(sql, list(params))
+        else:
+            cursor.execute(*settings.before(sql, params))
+            cursor.nextset()  # past the settings' own row
+        return list(cursor.fetchall())
+
+
 def fetch(
-    statement: _Statement, slots: Sequence[tuple[Placeholder, Any]], using: str
+    statement: _Statement,
+    slots: Sequence[tuple[Placeholder, Any]],
+    using: str,
+    settings: Settings | None = None,
 ) -> list[dict[str, Any]]:
     """The statement's rows with the slots' values, as dicts of the ORM's column names."""
     connection = connections[using]
-    with connection.cursor() as cursor:
-        cursor.execute(statement.sql, bound(statement, slots))
-        fetched = cursor.fetchall()
+    fetched = execute_fetch(statement.sql, bound(statement, slots), using, settings)
     found = []
     for row in fetched:
         row_values = list(row)
@@ -295,6 +334,20 @@ class Statements:
         statement = self._compiled(shape, slots, using)
         return None if statement is UNCOMPILABLE else fetch(statement, slots, using)
 
+    def _built_under(
+        self,
+        shape: Shape,
+        slots: Sequence[tuple[Placeholder, Any]],
+        using: str,
+        settings: Settings | None,
+    ) -> list[Any]:
+        """The ORM's rows of `shape`, under `settings` (in a transaction) when given."""
+        if settings is None:
+            return list(shape.built(slots))
+        with transaction.atomic(using=using):
+            settings.apply(using)
+            return list(shape.built(slots))
+
     def dicts(
         self, shape: Shape, slots: Sequence[tuple[Placeholder, Any]], using: str
     ) -> list[dict[str, Any]]:
@@ -304,14 +357,19 @@ class Statements:
         return found if found is not None else list(shape.built(slots))
 
     def objects(
-        self, shape: Shape, slots: Sequence[tuple[Placeholder, Any]], using: str
+        self,
+        shape: Shape,
+        slots: Sequence[tuple[Placeholder, Any]],
+        using: str,
+        settings: Settings | None = None,
     ) -> list[Any]:
         """The rows of `shape` read as the ORM's instances would be (Row); where the
-        statement is left to the ORM, its instances."""
+        statement is left to the ORM, its instances. With `settings`, run under them."""
         statement = self._compiled(shape, slots, using)
         if statement is UNCOMPILABLE:  # a values() queryset's dicts read as Rows too
-            return [Row(row) if isinstance(row, dict) else row for row in shape.built(slots)]
-        return read_rows(fetch(statement, slots, using), dict(statement.related_pks))
+            built = self._built_under(shape, slots, using, settings)
+            return [Row(row) if isinstance(row, dict) else row for row in built]
+        return read_rows(fetch(statement, slots, using, settings), dict(statement.related_pks))
 
     def sql(
         self, shape: Shape, slots: Sequence[tuple[Placeholder, Any]], using: str
@@ -325,14 +383,16 @@ class Statements:
         return statement.sql, bound(statement, slots)
 
     def plan(
-        self, shape: Shape, slots: Sequence[tuple[Placeholder, Any]], using: str
+        self,
+        shape: Shape,
+        slots: Sequence[tuple[Placeholder, Any]],
+        using: str,
+        settings: Settings | None = None,
     ) -> dict[str, Any]:
         """PostgreSQL's plan (EXPLAIN, FORMAT JSON: its top node) for `shape` with the
-        slots' values: planned, not run."""
+        slots' values, under `settings` when given: planned, not run."""
         sql, params = self.sql(shape, slots, using)
-        with connections[using].cursor() as cursor:
-            cursor.execute("EXPLAIN (FORMAT JSON) " + sql, params)
-            found = cursor.fetchone()[0]
+        found = execute_fetch("EXPLAIN (FORMAT JSON) " + sql, params, using, settings)[0][0]
         return dict((json.loads(found) if isinstance(found, str) else found)[0]["Plan"])
 
     def clear(self) -> None:

@@ -2,10 +2,11 @@
 
 PostgreSQL's cost model for an HNSW index scan grows with `hnsw.ef_search`; at the wide
 searches that give high recall it prices the scan above reading the table and sorting it
-(70-80 ms at 100 000 listings instead of 3-5 ms). Inside the transaction of the HNSW branch
-sorting is therefore switched off (`enable_sort`): the only plan without a Sort node is the
-index's ordered scan, so the planner takes it whatever the filter; where no index can serve
-the query it still sorts (the setting is a penalty, not a ban) and index_used says so.
+(70-80 ms at 100 000 listings instead of 3-5 ms). For the HNSW branch's statements sorting is
+therefore switched off (`enable_sort`, set in the same query string as each of them): the
+only plan without a Sort node is the index's ordered scan, so the planner takes it whatever
+the filter; where no index can serve the query it still sorts (the setting is a penalty, not
+a ban) and index_used says so.
 
 Which plan that is depends on the shape of the query (which filters, metric, threshold),
 not on the values in it: it is EXPLAINed once per shape and settings and remembered for
@@ -22,8 +23,6 @@ from .runtime import Remembered, database_identity
 
 PLAN_TTL_SEC = 60.0
 MAX_PLANS = 512
-# Back to the planner's own choice for the exact scan that may follow in the same transaction.
-SORT_ON_SQL = "SELECT set_config('enable_sort', 'on', true)"
 
 # On the project's one TTL cache: plans by query shape, row estimates by filter.
 _plans = Remembered(PLAN_TTL_SEC, MAX_PLANS)

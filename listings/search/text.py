@@ -10,11 +10,11 @@ from typing import Any
 import cachetools
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
-from django.db import connections, transaction
+from django.db import transaction
 from django.db.models import Case, F, FloatField, IntegerField, OrderBy, Q, Subquery, Value, When
 
 from .. import capabilities, vectorplan
-from ..compiled import TEXT, Placeholder, Shape, Statements, text_placeholder
+from ..compiled import TEXT, Placeholder, Settings, Shape, Statements, text_placeholder
 from ..filters import Filters
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet, like_pattern
@@ -77,12 +77,18 @@ def _text_search_query(text: str, mode: str) -> SearchQuery | None:
     return None
 
 
+# The existence check's settings: through the GIN index, for `LIMIT 1` the planner may
+# otherwise scan the table or a filter's index row by row, all of it when the words match
+# nothing. Sent with the check in one query string (compiled.Settings).
+BY_GIN_INDEX = Settings(
+    "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)"
+)
+
+
 def _any_match(exists: Callable[[], bool]) -> bool:
-    """`exists()` run through the GIN index: for `LIMIT 1` the planner may otherwise scan the
-    table or a filter's index row by row, all of it when the words match nothing."""
+    """`exists()` (an ORM query) run under BY_GIN_INDEX, in a transaction."""
     with _database(), transaction.atomic(using=LISTINGS):
-        with connections[LISTINGS].cursor() as cursor:
-            cursor.execute("SET LOCAL enable_seqscan = off; SET LOCAL enable_indexscan = off")
+        BY_GIN_INDEX.apply(LISTINGS)
         return exists()
 
 
@@ -229,7 +235,9 @@ def _text_ranked(
             )
 
         check = Shape(("exists", *shape), exists, keep)
-        if not _any_match(lambda: bool(_TEXT.objects(check, [(TEXT, text)], LISTINGS))):
+        with _database():
+            found = _TEXT.objects(check, [(TEXT, text)], LISTINGS, BY_GIN_INDEX)
+        if not found:
             mode = "fulltext_any_word" if any_word_fallback else "ilike_fallback"
     words: tuple[str, ...] = ()
     if mode == "ilike_fallback":

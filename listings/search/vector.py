@@ -9,12 +9,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import connections, transaction
+from django.db import connections
 
 from vmkproject import telemetry
 
 from .. import capabilities, vectorplan
-from ..compiled import ID, IDS, CompiledQuery, Placeholder, Row, Shape, Statements
+from ..compiled import ID, IDS, CompiledQuery, Placeholder, Row, Settings, Shape, Statements
 from ..embedders_progress import incomplete_note
 from ..errors import (
     EMBEDDER_MISMATCH,
@@ -79,7 +79,7 @@ def _embed(query: str) -> list[float]:
     return vector
 
 
-# Transaction-local pgvector settings for one vector search (see vector_search_options).
+# pgvector settings for one vector search, local to its transaction (see vector_search_options).
 # enable_sort off keeps the planner on the index's ordered scan (listings.vectorplan).
 VECTOR_SEARCH_OPTIONS_SQL = (
     "SELECT set_config('hnsw.ef_search', %s, true), "
@@ -87,8 +87,6 @@ VECTOR_SEARCH_OPTIONS_SQL = (
     "set_config('hnsw.max_scan_tuples', %s, true), "
     "set_config('enable_sort', 'off', true)"
 )
-
-
 # A filter keeping at least this share of a graph's listings (none: all of them) searches it
 # with HNSW_EF_SEARCH_BROAD when the graph is small enough (see _ef_search_for).
 BROAD_SHARE = 0.5
@@ -103,10 +101,15 @@ def vector_search_options(ef_search: int | None = None) -> list[str]:
     ]
 
 
+def vector_search_settings(ef_search: int) -> Settings:
+    """The HNSW branch's settings, sent with its statement: iterative index scans, so that
+    filtered queries still fill the page (pgvector ≥ 0.8), and no sorting."""
+    return Settings(VECTOR_SEARCH_OPTIONS_SQL, tuple(vector_search_options(ef_search)))
+
+
 def _set_vector_search_options(ef_search: int) -> None:
-    """Iterative index scans so that filtered queries still fill the page (pgvector ≥ 0.8)."""
-    with connections[LISTINGS].cursor() as cursor:
-        cursor.execute(VECTOR_SEARCH_OPTIONS_SQL, vector_search_options(ef_search))
+    """The HNSW branch's settings inside a transaction the caller holds open."""
+    vector_search_settings(ef_search).apply(LISTINGS)
 
 
 def _graph_rows(graph_rows: int | None = None) -> int:
@@ -251,10 +254,11 @@ def _neighbours(
 
     rows: list[Any] | None = None
     total, exact = 0, False
-    path, sort_off = EXACT_PATH, False
+    path = EXACT_PATH
     found = capabilities.current()
     indexes, partial_rows = found.vector_indexes, dict(found.partial_index_rows)
-    with _database(), transaction.atomic(using=LISTINGS):
+    # No transaction: the HNSW branch's settings go with each of its statements (Settings).
+    with _database():
         estimate = vectorplan.remembered_estimate(
             (filters_json, exclude_id is None),
             lambda: _rows_kept(kept(usable=True), kept(usable=False)),
@@ -262,25 +266,22 @@ def _neighbours(
         # Without an HNSW index the "index" path would be a slower exact scan: skip it.
         if indexes and not _ranked_by_a_scan(estimate):
             ef_search = _ef_search_for(estimate)
-            _set_vector_search_options(ef_search)
-            sort_off = True
+            options = vector_search_settings(ef_search)
             thresholds = (min_similarity is None, exclude_id is None)
             # Which filters are set decides the plan; with partial indexes their values do
             # too (Київ's index serves city = Київ, not city = Львів).
             filtered_by = filters_json if partial_rows else tuple(filters.active())
             shape = (filtered_by, metric, *thresholds, ef_search)
             # The index the planner scans (a partial one where its WHERE fits the filter).
-            plan = lambda: _PAGES.plan(page_shape(False), slots, LISTINGS)  # noqa: E731
+            plan = lambda: _PAGES.plan(page_shape(False), slots, LISTINGS, options)  # noqa: E731
             path = vectorplan.plan_index(plan, indexes, shape) or EXACT_PATH
             # The planner ranks these by a scan (EXACT_PATH): exact all the same.
             usable = path == EXACT_PATH
             if path in partial_rows:
                 # A partial index's graph holds only its WHERE's rows: the share that counts
                 # is the filter's of those (Львів's own index under city = Львів: all of it).
-                narrower = _ef_search_for(estimate, partial_rows[path])
-                if narrower != ef_search:
-                    _set_vector_search_options(narrower)
-            rows = _PAGES.objects(page_shape(usable), slots, LISTINGS)
+                options = vector_search_settings(_ef_search_for(estimate, partial_rows[path]))
+            rows = _PAGES.objects(page_shape(usable), slots, LISTINGS, options)
             if len(rows) < count:
                 rows = None  # too few for a full page: only an exact scan can tell why
             elif with_total and min_similarity is not None:
@@ -288,9 +289,7 @@ def _neighbours(
             elif with_total:
                 total = max(estimate, count)  # the planner's estimate: no count of the rows
         if rows is None:
-            if sort_off:
-                with connections[LISTINGS].cursor() as cursor:
-                    cursor.execute(vectorplan.SORT_ON_SQL)
+            # its own statement, so the planner's own settings (sorting on)
             path = EXACT_PATH
             distances = _PAGES.sql(Shape(key("distances"), distances_of, context), slots, LISTINGS)
             rows, total = _ranked_exactly(distances, encoded, metric, count, cards=cards)

@@ -14,8 +14,10 @@ from listings.compiled import (
     UNCOMPILABLE,
     CompiledQuery,
     Row,
+    Settings,
     Shape,
     Statements,
+    execute_fetch,
     read_rows,
     values_shape,
 )
@@ -195,3 +197,45 @@ def test_a_value_the_statement_does_not_use_leaves_it_to_the_orm():
 def test_a_value_of_no_placeholder_type_is_refused():
     with pytest.raises(TypeError):
         values_shape("flag", _by_values, {"city": "Київ", "rooms": True})
+
+
+WORK_MEM = Settings("SELECT set_config('work_mem', %s, true)", ("1234kB",))
+
+
+def _work_mem() -> str:
+    return execute_fetch("SHOW work_mem", [], LISTINGS)[0][0]
+
+
+def test_settings_hold_for_their_statement_alone():
+    """Sent in one query string, the settings hold while the statement is planned and run,
+    and end with its implicit transaction."""
+    before = _work_mem()
+    assert before != "1234kB"
+    assert execute_fetch("SHOW work_mem", [], LISTINGS, WORK_MEM) == [("1234kB",)]
+    assert _work_mem() == before
+
+
+def test_a_statement_left_to_the_orm_runs_under_the_settings_too():
+    """Where a statement is not compiled, its settings are applied in a transaction around
+    the ORM's query (the rows the query computes show the setting it ran under)."""
+    from django.db.models import Func, TextField, Value
+
+    shown = Func(Value("work_mem"), function="current_setting", output_field=TextField())
+
+    def build(listing_id):
+        return PropertyListing.objects.filter(id=listing_id).annotate(shown=shown).values("shown")
+
+    def build_uncompilable(listing_id):  # id + 1: left to the ORM (see above)
+        return build(listing_id + 1)
+
+    listing_id = PropertyListing.objects.order_by("id").values_list("id", flat=True)[0]
+    statements = Statements()
+    compiled = Shape(("work_mem_shown",), build)
+    by_the_orm = Shape(("work_mem_shown_orm",), build_uncompilable)
+    assert statements.statement(compiled, [ID], LISTINGS) is not UNCOMPILABLE
+    assert statements.statement(by_the_orm, [ID], LISTINGS) is UNCOMPILABLE
+    (row,) = statements.objects(compiled, [(ID, listing_id)], LISTINGS, WORK_MEM)
+    assert row.shown == "1234kB"
+    (row,) = statements.objects(by_the_orm, [(ID, listing_id - 1)], LISTINGS, WORK_MEM)
+    assert row.shown == "1234kB"
+    assert _work_mem() != "1234kB"

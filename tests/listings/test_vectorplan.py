@@ -31,11 +31,24 @@ def _page_statement(filters):
     with CaptureQueriesContext(connections["listings"]) as queries:
         page = search.semantic_search(query=QUERY, filters=filters, limit=10)
     ranked = [
-        q["sql"]
+        _without_settings(q["sql"])
         for q in queries.captured_queries
         if "<=>" in q["sql"] and "LIMIT" in q["sql"] and "EXPLAIN" not in q["sql"]
     ]
     return page, ranked[0], queries.captured_queries
+
+
+SETTINGS_END = "set_config('enable_sort', 'off', true); "
+
+
+def _without_settings(sql):
+    """A statement as sent after the HNSW branch's settings, without them."""
+    assert SETTINGS_END in sql, sql[:300]  # the page goes with its settings
+    return sql.split(SETTINGS_END, 1)[1]
+
+
+def _explains(calls):
+    return [q for q in calls if "EXPLAIN" in q["sql"].upper() and "<=>" in q["sql"]]
 
 
 def _explained_index(sql, options_sql, options):
@@ -73,10 +86,7 @@ def test_the_plan_is_explained_once_per_shape(settings):
     settings.HNSW_SELECTIVE_SHARE = 0  # one ef_search for both cities
     _, _, first = _page_statement({"city": "Київ"})
     _, _, second = _page_statement({"city": "Львів"})
-    explains = [
-        [q for q in calls if q["sql"].lstrip().upper().startswith("EXPLAIN") and "<=>" in q["sql"]]
-        for calls in (first, second)
-    ]
+    explains = [_explains(calls) for calls in (first, second)]
     assert len(explains[0]) == 1
     assert explains[1] == []
 
@@ -85,7 +95,9 @@ def test_a_short_index_page_falls_back_to_the_exact_scan_with_sorting_back_on():
     with CaptureQueriesContext(connections["listings"]) as queries:
         page = search.semantic_search(query=QUERY, filters={"city": "Київ"}, limit=10, offset=5000)
     sent = [q["sql"] for q in queries.captured_queries]
-    assert any(vectorplan.SORT_ON_SQL in sql for sql in sent)
+    (exact,) = [sql for sql in sent if "COUNT(*) FILTER" in sql]
+    assert "set_config" not in exact  # its own implicit transaction: sorting is on
+    assert any(SETTINGS_END in sql and "LIMIT" in sql for sql in sent)  # the index page first
     assert page.index_used == search.EXACT_PATH
     assert page.listings == [] and page.total_exact
 
@@ -98,7 +110,8 @@ def test_a_repeated_filter_sends_only_the_options_and_the_page(settings):
         page = search.semantic_search(query=QUERY, filters={"city": "Одеса"}, limit=10)
     sent = [entry["sql"] for entry in q.captured_queries]
     assert not [sql for sql in sent if "EXPLAIN" in sql]  # plan and estimate remembered
-    assert count.statements == 2, sent  # the transaction's options, then the page
+    assert count.statements == 1, sent  # the page, its settings in the same query string
+    assert SETTINGS_END in sent[0] and "<=>" in sent[0]
     assert page.index_used == search.HNSW_INDEX and len(page.listings) == 10
 
 
@@ -131,22 +144,21 @@ def test_a_partial_index_takes_the_ef_search_of_its_own_rows(settings, index_tak
     settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE = 120, 600
     page, _, queries = _page_statement({"city": "Київ"})
     assert page.index_used == search.HNSW_INDEX and len(page.listings) == 10
-    assert _ef_searches(queries) == ["600", "120"]  # the table's share, then the index's
+    # the plan under the table's share, the page under the index's
+    assert _ef_searches(queries) == ["600", "120"]
 
 
 def test_without_partial_indexes_one_ef_search_serves_a_filter(settings):
     settings.HNSW_SELECTIVE_SHARE = 0.5
     settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE = 120, 600
     page, _, queries = _page_statement({"city": "Київ"})
-    assert page.index_used == search.HNSW_INDEX and _ef_searches(queries) == ["600"]
+    # the plan (explained under the page's settings) and the page
+    assert page.index_used == search.HNSW_INDEX and _ef_searches(queries) == ["600", "600"]
 
 
 def test_with_partial_indexes_the_plan_is_explained_per_filter_value(index_taken_for_partial):
     _, _, first = _page_statement({"city": "Київ"})
     _, _, second = _page_statement({"city": "Львів"})
     _, _, again = _page_statement({"city": "Київ"})
-    explains = [
-        [q for q in calls if q["sql"].lstrip().upper().startswith("EXPLAIN") and "<=>" in q["sql"]]
-        for calls in (first, second, again)
-    ]
+    explains = [_explains(calls) for calls in (first, second, again)]
     assert [len(found) for found in explains] == [1, 1, 0]
