@@ -96,12 +96,12 @@ from .vector import (
     _Neighbour,
     _neighbours,
     _ranked_exactly,
-    _set_vector_search_options,
     _vector_page,
     semantic_search,
     similar_to_listing,
     usable_vector,
     vector_search_options,
+    vector_search_settings,
 )
 
 __all__ = [
@@ -165,7 +165,6 @@ __all__ = [
     "_read_vocabulary",
     "_recent",
     "_resolved",
-    "_set_vector_search_options",
     "_snippet",
     "_text_ranked",
     "_text_search_query",
@@ -195,4 +194,5 @@ __all__ = [
     "total_of",
     "usable_vector",
     "vector_search_options",
+    "vector_search_settings",
 ]

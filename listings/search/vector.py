@@ -79,7 +79,7 @@ def _embed(query: str) -> list[float]:
     return vector
 
 
-# pgvector settings for one vector search, local to its transaction (see vector_search_options).
+# pgvector settings for one vector search, local to its transaction (vector_search_settings).
 # enable_sort off keeps the planner on the index's ordered scan (listings.vectorplan).
 VECTOR_SEARCH_OPTIONS_SQL = (
     "SELECT set_config('hnsw.ef_search', %s, true), "
@@ -105,11 +105,6 @@ def vector_search_settings(ef_search: int) -> Settings:
     """The HNSW branch's settings, sent with its statement: iterative index scans, so that
     filtered queries still fill the page (pgvector ≥ 0.8), and no sorting."""
     return Settings(VECTOR_SEARCH_OPTIONS_SQL, tuple(vector_search_options(ef_search)))
-
-
-def _set_vector_search_options(ef_search: int) -> None:
-    """The HNSW branch's settings inside a transaction the caller holds open."""
-    vector_search_settings(ef_search).apply(LISTINGS)
 
 
 def _graph_rows(graph_rows: int | None = None) -> int:

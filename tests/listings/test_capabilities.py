@@ -116,7 +116,7 @@ def test_index_used_is_what_explain_shows(settings, fresh_facts, prefer_index):
     try:
         page = search.similar_to_listing(listing_id=source.id, limit=10)
         with transaction.atomic(using="listings"):
-            search._set_vector_search_options(settings.HNSW_EF_SEARCH)
+            search.vector_search_settings(settings.HNSW_EF_SEARCH).apply("listings")
             plan = _ranked(vector).explain()
     finally:
         with connections["listings"].cursor() as cursor:
