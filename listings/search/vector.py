@@ -124,14 +124,17 @@ def _selective(estimate: int, graph_rows: int | None = None) -> bool:
 
 
 def _ef_search_for(estimate: int, index_rows: int | None = None) -> int:
-    """The graph search's width from the share of its listings the filter keeps, and the
-    graph's size (bench_search's recall table): wider when the filter keeps a small share
-    (HNSW_EF_SEARCH_SELECTIVE), narrower when it keeps at least BROAD_SHARE of a graph of at
-    most HNSW_BROAD_MAX_ROWS (HNSW_EF_SEARCH_BROAD), HNSW_EF_SEARCH between."""
+    """The graph search's width from the share of the graph's listings the filter keeps,
+    and the table's size (bench_search's recall table): wider when the filter keeps a small
+    share (HNSW_EF_SEARCH_SELECTIVE), narrower when it keeps at least BROAD_SHARE of it in a
+    table of at most HNSW_BROAD_MAX_ROWS listings with a vector (HNSW_EF_SEARCH_BROAD),
+    HNSW_EF_SEARCH between. The table's size, not a partial index's: at 1 000 000 listings
+    the city indexes of about 100 000 (m 24) gave recall@10 0.938 at 200 against 1.0 at 400,
+    where the whole-table index of 100 000 listings gives 1.0 at 200."""
     rows = _graph_rows(index_rows)
     if estimate < settings.HNSW_SELECTIVE_SHARE * rows:
         return max(settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE)
-    if estimate >= BROAD_SHARE * rows and rows <= settings.HNSW_BROAD_MAX_ROWS:
+    if estimate >= BROAD_SHARE * rows and _graph_rows() <= settings.HNSW_BROAD_MAX_ROWS:
         return min(settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_BROAD)
     return int(settings.HNSW_EF_SEARCH)
 
