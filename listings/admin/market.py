@@ -19,6 +19,7 @@ from django.urls import reverse
 from .. import market, search
 from ..errors import SearchError
 from ..models import DealType
+from .formatting import format_amount
 
 MARKET_TITLE = "Ринок"
 MARKET_TEMPLATE = "admin/listings/propertylisting/market.html"
@@ -107,7 +108,11 @@ def listing_market(listing_id: int) -> dict[str, Any]:
     """The detail page's market block: the verdict with its numbers, and the duplicates."""
     block: dict[str, Any] = {}
     try:
-        block["market"] = market.market_context(listing_id=listing_id)
+        context = block["market"] = market.market_context(listing_id=listing_id)
+        block["amounts"] = {
+            name: format_amount(getattr(context, name))
+            for name in ("median_price", "median_price_per_m2", "price", "price_per_m2")
+        }
     except SearchError as exc:
         block["market_note"] = CONTEXT_FAILED.format(message=exc.message)
     try:

@@ -45,6 +45,18 @@ def test_format_price_and_area_of_any_numeric_type():
     assert format_area(float("inf")) is None
 
 
+def test_market_amounts_are_whole_from_100_and_fractions_below():
+    from listings.admin.formatting import format_amount
+
+    assert format_amount(Decimal("4800.4")) == f"4{NBSP}800"
+    assert format_amount(100.0) == "100"
+    assert format_amount(0.2417) == "0,24"
+    assert format_amount(10.0) == "10"
+    assert format_amount(6.5) == "6,5"
+    assert format_amount(float("nan")) is None
+    assert format_amount(None) is None
+
+
 def test_naive_timestamps_are_taken_as_utc_and_shown_in_time_zone(settings):
     settings.TIME_ZONE = "Europe/Kyiv"
     late = dt.datetime(2025, 3, 4, 23, 30)  # 01:30 on the 5th in Kyiv (UTC+2 in March)

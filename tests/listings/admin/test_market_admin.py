@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from listings import market, search
+from listings.admin.formatting import format_amount
 from listings.models import PropertyListing
 
 from .conftest import ARTIFACTS, CHROMIUM
@@ -96,10 +97,29 @@ def test_detail_page_shows_the_market_verdict_and_the_duplicates(staff):
     html = unescape(response.content.decode())
     context = market.market_context(listing_id=copy.id)
     assert context.verdict in html
+    assert f"{format_amount(context.price)} ({format_amount(context.price_per_m2)} за м²)" in html
     found = market.find_duplicates(listing_id=copy.id)
     assert found.duplicates
     for match in found.duplicates:
         assert change_url(match.id) in html
+
+
+@pytest.mark.django_db(databases=["default", "listings"])
+@pytest.mark.usefixtures("listings_access")
+def test_a_daily_rent_per_m2_is_shown_with_its_fraction(staff):
+    """A daily rent per m² is a fraction of a dollar: the block showed it as 0."""
+    rents = PropertyListing.objects.filter(
+        deal_type="rent_short", listing_status="active", price__gt=0, total_area__gt=0
+    ).order_by("id")
+    for listing in rents[:20]:
+        context = market.market_context(listing_id=listing.id)
+        if context.median_price_per_m2 is not None and context.median_price_per_m2 < 1:
+            break
+    else:
+        pytest.fail("no daily rent with comparables priced under 1 per m²")
+    html = unescape(staff.get(change_url(listing.id)).content.decode())
+    shown = format_amount(context.median_price_per_m2)
+    assert shown.startswith("0,") and f"<td>{shown}</td>" in html
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is absent")
