@@ -55,6 +55,7 @@ from .search import (
     _resolved,
     _timing,
     live_vocabulary,
+    median_price_per_m2,
 )
 from .types import (
     BINS_RANGE,
@@ -245,9 +246,7 @@ def price_trends(
             "count": Count("id"),
             "priced_count": Count("p"),
             "median_price": Median("p"),
-            "median_price_per_m2": Median(
-                F("p") / F("total_area"), filter=Q(total_area__gt=0, p__isnull=False)
-            ),
+            "median_price_per_m2": median_price_per_m2(),
         }
         return qs.values(*keys).annotate(**figures).order_by(*keys)
 
@@ -452,7 +451,7 @@ def market_context(*, listing_id: ListingId, currency: FigureCurrency = "USD") -
         aggregates: dict[str, Any] = {
             "n": Count("id"),
             "median_price": Median("p"),
-            "median_price_per_m2": Median(F("p") / F("total_area"), filter=Q(total_area__gt=0)),
+            "median_price_per_m2": median_price_per_m2(),
         }
         if found.get("price") is not None:
             aggregates["cheaper"] = Count("id", filter=Q(p__lt=found["price"]))

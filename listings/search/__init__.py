@@ -73,7 +73,7 @@ from .filtering import (
     narrowed,
 )
 from .hybrid import hybrid_search, rrf_fuse
-from .stats import Median, Percentile, _group_value, listing_stats
+from .stats import Median, Percentile, _group_value, listing_stats, median_price_per_m2
 from .text import (
     _any_word_query,
     _fts_config,
@@ -184,6 +184,7 @@ __all__ = [
     "is_by_relevance",
     "listing_stats",
     "live_vocabulary",
+    "median_price_per_m2",
     "narrowed",
     "relevance_slice",
     "remembered",

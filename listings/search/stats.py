@@ -54,6 +54,12 @@ class Median(Percentile):
         super().__init__(expression, fraction=0.5, **extra)
 
 
+def median_price_per_m2() -> Median:
+    """The median of the converted price `p` over the total area, of the rows with both (an
+    area of zero or less has no price per m²): stats, trends and market context alike."""
+    return Median(F("p") / F("total_area"), filter=Q(total_area__gt=0, p__isnull=False))
+
+
 _STATS = Statements()
 
 
@@ -86,9 +92,7 @@ def listing_stats(
             "median_price": Median("p"),
             "max_price": Max("p"),
             "avg_price": Avg("p"),
-            "median_price_per_m2": Median(
-                F("p") / F("total_area"), filter=Q(total_area__gt=0, p__isnull=False)
-            ),
+            "median_price_per_m2": median_price_per_m2(),
         }
         if group_by is None:
             return priced().summary(**aggregates)
