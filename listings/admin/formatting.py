@@ -45,6 +45,10 @@ def format_price(price: Decimal | float | None, currency: str | None) -> str | N
     return f"{_number(number, 2)}{NBSP}{currency}" if currency else _number(number, 2)
 
 
+# Market figures from this up are whole numbers (format_amount).
+AMOUNT_WHOLE_FROM = 100
+
+
 def format_amount(value: Decimal | float | None) -> str | None:
     """A market figure: '4 800' from 100 up, '0,24' below (a daily rent per m² is a fraction
     of a dollar, which whole numbers showed as 0), as the market chart's axis shows them."""
@@ -52,9 +56,6 @@ def format_amount(value: Decimal | float | None) -> str | None:
     if number is None:
         return None
     return _number(number, 0 if abs(number) >= AMOUNT_WHOLE_FROM else 2)
-
-
-AMOUNT_WHOLE_FROM = 100
 
 
 def format_area(area: Decimal | float | None) -> str | None:

@@ -10,7 +10,6 @@ from typing import Any
 import cachetools
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
-from django.db import transaction
 from django.db.models import Case, F, FloatField, IntegerField, OrderBy, Q, Subquery, Value, When
 
 from .. import capabilities, vectorplan
@@ -87,8 +86,7 @@ BY_GIN_INDEX = Settings(
 
 def _any_match(exists: Callable[[], bool]) -> bool:
     """`exists()` (an ORM query) run under BY_GIN_INDEX, in a transaction."""
-    with _database(), transaction.atomic(using=LISTINGS):
-        BY_GIN_INDEX.apply(LISTINGS)
+    with _database(), BY_GIN_INDEX.held(LISTINGS):
         return exists()
 
 

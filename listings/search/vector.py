@@ -131,10 +131,10 @@ def _ef_search_for(estimate: int, index_rows: int | None = None) -> int:
     HNSW_EF_SEARCH between. The table's size, not a partial index's: at 1 000 000 listings
     the city indexes of about 100 000 (m 24) gave recall@10 0.938 at 200 against 1.0 at 400,
     where the whole-table index of 100 000 listings gives 1.0 at 200."""
-    rows = _graph_rows(index_rows)
-    if estimate < settings.HNSW_SELECTIVE_SHARE * rows:
+    if _selective(estimate, index_rows):
         return max(settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_SELECTIVE)
-    if estimate >= BROAD_SHARE * rows and _graph_rows() <= settings.HNSW_BROAD_MAX_ROWS:
+    broad = estimate >= BROAD_SHARE * _graph_rows(index_rows)
+    if broad and _graph_rows() <= settings.HNSW_BROAD_MAX_ROWS:
         return min(settings.HNSW_EF_SEARCH, settings.HNSW_EF_SEARCH_BROAD)
     return int(settings.HNSW_EF_SEARCH)
 

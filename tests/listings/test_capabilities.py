@@ -9,7 +9,7 @@ import sys
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connections, transaction
+from django.db import connections
 from django.urls import reverse
 
 from listings import capabilities, search
@@ -115,8 +115,7 @@ def test_index_used_is_what_explain_shows(settings, fresh_facts, prefer_index):
         cursor.execute(f"SET enable_seqscan = {'off' if prefer_index else 'on'}")
     try:
         page = search.similar_to_listing(listing_id=source.id, limit=10)
-        with transaction.atomic(using="listings"):
-            search.vector_search_settings(settings.HNSW_EF_SEARCH).apply("listings")
+        with search.vector_search_settings(settings.HNSW_EF_SEARCH).held("listings"):
             plan = _ranked(vector).explain()
     finally:
         with connections["listings"].cursor() as cursor:
