@@ -370,6 +370,10 @@ def listed_tools(response) -> list[str]:
 
 @pytest.mark.django_db
 def test_the_audit_log_is_listed_filtered_and_read_only(staff):
+    # Both rows on today's local date, a minute apart, whenever the test runs: in the first
+    # minute after local midnight "now - 1 minute" fell on yesterday.
+    local_now = timezone.localtime()
+    now = max(local_now, local_now.replace(hour=0, minute=1, second=0, microsecond=0))
     ToolCall.objects.bulk_create(
         [
             call(
@@ -377,9 +381,9 @@ def test_the_audit_log_is_listed_filtered_and_read_only(staff):
                 key_name="crm-bot",
                 arguments={"query": "квартира"},
                 rows=10,
-                time=timezone.now() - timedelta(minutes=1),
+                time=now - timedelta(minutes=1),
             ),
-            call("get_listing_by_id", key_name="anonymous", error_code="not_found"),
+            call("get_listing_by_id", key_name="anonymous", error_code="not_found", time=now),
         ]
     )
     changelist = reverse("admin:mcpserver_toolcall_changelist")
