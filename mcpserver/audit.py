@@ -1,18 +1,23 @@
-"""The audit log: one ToolCall row per tool call, written off the request path.
+"""The audit log: one ToolCall row per tool call, written off the event loop.
 
-`run_search` hands every finished call to an observer that only puts a record on a bounded
-queue (AUDIT_QUEUE_SIZE): when the queue is full the record is dropped and counted, so a
-slow or locked database never slows an agent down. One background thread takes the queue
-in batches (what arrives within BATCH_WINDOW_SEC of a call), writes them with bulk_create,
-and also writes the agent keys' last_used_at.
+Without AUDIT_WAIT_SEC, `run_search` hands every finished call to an observer that only puts
+a record on a bounded queue (AUDIT_QUEUE_SIZE): when the queue is full the record is dropped
+and counted, so a slow or locked database never slows an agent down. One background thread
+takes the queue in batches (what arrives within BATCH_WINDOW_SEC of a call) and writes them
+in one insert; it also writes the agent keys' last_used_at.
 
-With AUDIT_WAIT_SEC, the observer also hands run_search a future that the writer resolves
-once the call's row is written (or AUDIT_WAIT_SEC has passed): the answer leaves after its
-row is in the table, so a process killed with SIGKILL loses no row of a call its client saw
-answered. The writer then takes what is queued at once (DURABLE_WINDOW_SEC): calls finishing
-together still share one insert, and a batch grows with the load while the previous one is
-written.
-Each row names the process (host:pid) that wrote it.
+With AUDIT_WAIT_SEC, the answer leaves after its row is in the table, so a process killed
+with SIGKILL loses no row of a call its client saw answered. The call's own pool thread
+writes it when the search ends (`write_through`, a group commit): whichever thread holds the
+write lock inserts every row queued by then, so calls finishing together share one insert
+and a batch grows with the load while the previous one is written. No other thread is woken
+for it: handing each row to the writer thread and back to the event loop cost an answer
+0.6 ms, its insert 0.2. A call waits at most AUDIT_WAIT_SEC for another thread's insert, and
+a row it stops waiting for stays queued for the background thread; the one call whose
+thread is inserting when the database stalls waits for that insert (SQLite gives up on a
+lock after 5 s), as the background thread alone used to.
+All writes go through one connection of the writer's own, kept between batches. Each row
+names the process (host:pid) that wrote it.
 The server's lifespan starts the thread and, at shutdown, lets it write what is queued.
 """
 
@@ -35,6 +40,9 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import DatabaseError, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Model
+from django.db.models.sql import InsertQuery
 from django.utils import timezone
 from pydantic_core import to_jsonable_python
 
@@ -49,12 +57,8 @@ ANONYMOUS = "anonymous"
 ARGUMENTS_MAX_CHARS = 4000
 BATCH_SIZE = 500
 FLUSH_INTERVAL_SEC = 1.0
+# How long the background thread lets calls gather before an insert, when nothing waits.
 BATCH_WINDOW_SEC = 0.5
-# The gathering window when answers wait for their rows (AUDIT_WAIT_SEC > 0): none. The
-# calls answered in one turn of the event loop are all queued before the writer thread gets
-# the GIL, and under load a batch grows while the one before is written. A 10 ms window made
-# every get wait 22 ms instead of 7 (its row now costs the answer 0.8 ms).
-DURABLE_WINDOW_SEC = 0.0
 STOP_TIMEOUT_SEC = 15.0
 IDLE_RECONNECT_SEC = 30.0
 WARN_EVERY_SEC = 60.0
@@ -80,19 +84,22 @@ def clip_arguments(arguments: dict[str, Any]) -> Any:
 
 
 class AuditLog:
-    """A bounded queue of call records and the thread that writes them."""
+    """A bounded queue of call records, the writes that empty it, and a background thread."""
 
     def __init__(self, maxsize: int, *, wait_sec: float = 0.0) -> None:
         self.queue: queue.Queue[ToolCall] = queue.Queue(maxsize=max(maxsize, 1))
         # > 0: each observed call waits (at most this long) for its row to be written.
         self.wait_sec = max(wait_sec, 0.0)
-        self.window = DURABLE_WINDOW_SEC if self.wait_sec else BATCH_WINDOW_SEC
         self.process = process_name()
         self.dropped = 0
         self.written = 0
         self.failed = 0
         self._lock = threading.Lock()
+        # One writer at a time, whichever thread it is; it owns the connection meanwhile.
+        self._write_lock = threading.Lock()
+        self._db: BaseDatabaseWrapper | None = None
         self._stopping = threading.Event()
+        self._wake = threading.Event()
         self._thread: threading.Thread | None = None
         self._warned_at = -math.inf
         self._used_at = -math.inf
@@ -101,28 +108,62 @@ class AuditLog:
         """Queue a finished run_search call (the observer hooked into mcpserver.runner).
 
         With wait_sec, on the event loop: a future resolved once the row is written, or
-        failed to be, or after wait_sec; run_search awaits it before the answer leaves."""
+        failed to be, or after wait_sec; run_search awaits it before the answer leaves. A
+        call whose pool thread already wrote its row (write_through) is not queued again."""
+        if record.get(runner.RECORDED_BY) == "thread":
+            return None
         with telemetry.span("audit.enqueue"):
-            return self._submit_record(record)
+            call = self._tool_call(record)
+            done = self._waiter()
+            if done is not None:
+                call._vmk_written = done  # type: ignore[attr-defined]
+            if not self.submit(call):
+                return None
+            if done is not None:
+                self._wake.set()
+            return done
 
-    def _submit_record(self, record: dict[str, Any]) -> asyncio.Future[None] | None:
-        call = ToolCall(
+    def write_through(self, record: dict[str, Any]) -> None:
+        """With wait_sec, on the call's pool thread: return once the call's row is written
+        (by this thread, or by the one writing when it was queued), failed to be, or after
+        wait_sec."""
+        with telemetry.span("audit.write_through"):
+            call = self._tool_call(record)
+            written = threading.Event()
+            call._vmk_written = written  # type: ignore[attr-defined]
+            if not self.submit(call):
+                return
+            deadline = time.monotonic() + self.wait_sec
+            self._write_while_queued(deadline)
+            written.wait(max(deadline - time.monotonic(), 0.0))
+
+    def _write_while_queued(self, deadline: float = math.inf) -> None:
+        """Write what is queued unless another thread is writing: that one looks again after
+        letting go of the lock, so a row queued meanwhile is not left behind. Past the
+        deadline a call stops writing for others and wakes the background thread instead."""
+        while not self.queue.empty() and self._write_lock.acquire(blocking=False):
+            try:
+                while not self.queue.empty() and time.monotonic() < deadline:
+                    self._write_queued()
+            finally:
+                self._write_lock.release()
+            if time.monotonic() >= deadline:
+                if not self.queue.empty():
+                    self._wake.set()
+                return
+
+    def _tool_call(self, record: dict[str, Any]) -> ToolCall:
+        return ToolCall(
             time=timezone.now(),
             key_name=record.get("agent") or ANONYMOUS,
             tool=record["tool"],
-            # Serialised by the writer thread, not here on the request path.
+            # Serialised by the writer, not here on the event loop.
             arguments=record.get("arguments") or {},
             rows=record.get("rows") or 0,
             latency_ms=round(float(record.get("latency_ms") or 0), 2),
             error_code=record.get("error_code") or "",
             process=self.process,
         )
-        done = self._waiter()
-        if done is not None:
-            call._vmk_written = done  # type: ignore[attr-defined]
-        if not self.submit(call):
-            return None
-        return done
 
     def _waiter(self) -> asyncio.Future[None] | None:
         if not self.wait_sec:
@@ -156,9 +197,12 @@ class AuditLog:
     def stop(self, timeout: float = STOP_TIMEOUT_SEC) -> None:
         """Write what is queued, then end the thread."""
         self._stopping.set()
+        self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+        with self._write_lock:
+            self._close()
         if self.dropped or self.failed:
             logger.warning(
                 "audit log: %d calls written, %d dropped (queue full), %d lost (write failed)",
@@ -170,53 +214,86 @@ class AuditLog:
     def _run(self) -> None:
         try:
             while not (self._stopping.is_set() and self.queue.empty()):
-                batch = self._take_batch()
-                try:
-                    self.write(batch)
-                finally:
-                    _release(batch)
+                if self.wait_sec:
+                    # Answers write their own rows; this thread writes what is left (a row
+                    # whose answer stopped waiting, one queued from the event loop).
+                    self._wake.wait(FLUSH_INTERVAL_SEC)
+                    self._wake.clear()
+                    first = None
+                else:
+                    first = self._take_first()
+                with self._write_lock:
+                    self._write_queued(first)
+                self._write_while_queued()
+                keys.flush_last_used()
         finally:
-            connections["default"].close()
+            connections["default"].close()  # keys.flush_last_used's
 
-    def _take_batch(self) -> list[ToolCall]:
+    def _take_first(self) -> ToolCall | None:
         try:
-            batch = [self.queue.get(timeout=FLUSH_INTERVAL_SEC)]
+            first = self.queue.get(timeout=FLUSH_INTERVAL_SEC)
         except queue.Empty:
-            return []
-        # Let the calls of the next window gather, then write them in one insert: half a
-        # second when nothing waits (a write per call would take the GIL from the request
-        # threads every time), none when answers wait for their rows.
-        self._stopping.wait(self.window)
+            return None
+        # Let the calls of the next half second gather, then write them in one insert (a
+        # write per call would take the GIL from the request threads every time).
+        self._stopping.wait(BATCH_WINDOW_SEC)
+        return first
+
+    def _write_queued(self, first: ToolCall | None = None) -> None:
+        """Write `first` and what is queued (up to BATCH_SIZE), under the write lock."""
+        batch = [] if first is None else [first]
         while len(batch) < BATCH_SIZE:
             try:
                 batch.append(self.queue.get_nowait())
             except queue.Empty:
                 break
-        return batch
+        try:
+            self.write(batch)
+        finally:
+            _release(batch)
 
     def write(self, batch: list[ToolCall]) -> None:
-        """Insert the batch and the keys' last use. The thread keeps its connection between
-        batches (opening one for each cost a call 0.8 ms of its wait); one that failed, or
-        sat idle for IDLE_RECONNECT_SEC (a server or pooler may have dropped it), is closed
-        and the next write opens another."""
-        if batch:  # (a key's last use comes with its call's row)
-            now = time.monotonic()
-            if now - self._used_at > IDLE_RECONNECT_SEC:
-                connections["default"].close()
-            self._used_at = now
+        """Insert the batch through the writer's connection. It is kept between batches
+        (opening one for each cost a call 0.8 ms of its wait); one that failed, or sat idle
+        for IDLE_RECONNECT_SEC (a server or pooler may have dropped it), is closed and the
+        next write opens another."""
+        if not batch:
+            return
+        now = time.monotonic()
+        if now - self._used_at > IDLE_RECONNECT_SEC:
+            self._close()
+        self._used_at = now
         try:
-            if batch:
-                for call in batch:
-                    call.arguments = clip_arguments(call.arguments)
-                ToolCall.objects.bulk_create(batch)
-                self.written += len(batch)
-                metrics.AUDIT_ROWS.labels("written").inc(len(batch))
-            keys.flush_last_used()
+            for call in batch:
+                call.arguments = clip_arguments(call.arguments)
+            self._insert(batch)
+            self.written += len(batch)
+            metrics.AUDIT_ROWS.labels("written").inc(len(batch))
         except DatabaseError:
             self.failed += len(batch)
             metrics.AUDIT_ROWS.labels("failed").inc(len(batch))
             self._warn("audit log: could not write %d calls", len(batch), exc_info=True)
-            connections["default"].close()
+            self._close()
+
+    def _insert(self, batch: list[ToolCall]) -> None:
+        """One INSERT of the batch, compiled by the ORM for the writer's connection (a
+        single statement in autocommit: all rows or none)."""
+        if self._db is None:
+            # Not the calling thread's own connection (Django closes those at the end of
+            # each call): one for the writer, used by one thread at a time.
+            self._db = connections.create_connection("default")
+            self._db.inc_thread_sharing()
+        query = InsertQuery(ToolCall)
+        rows: list[Model] = list(batch)
+        query.insert_values(_insert_fields(), rows)
+        with self._db.cursor() as cursor:
+            for sql, params in query.get_compiler(connection=self._db).as_sql():
+                cursor.execute(sql, params)
+
+    def _close(self) -> None:
+        if self._db is not None:
+            with contextlib.suppress(DatabaseError):
+                self._db.close()
 
     def _warn(self, message: str, *args: Any, exc_info: bool = False) -> None:
         now = time.monotonic()
@@ -227,14 +304,19 @@ class AuditLog:
         logger.warning(message, *args, exc_info=exc_info)
 
 
+def _insert_fields() -> list[Any]:
+    return [field for field in ToolCall._meta.concrete_fields if not field.primary_key]
+
+
 def _release(batch: list[ToolCall]) -> None:
     """Let the answers waiting for these rows go (written or not: they never fail a call)."""
     for call in batch:
         done = getattr(call, "_vmk_written", None)
-        if done is None:
-            continue
-        with contextlib.suppress(RuntimeError):  # its event loop is closed
-            done.get_loop().call_soon_threadsafe(_resolve, done)
+        if isinstance(done, threading.Event):
+            done.set()
+        elif done is not None:
+            with contextlib.suppress(RuntimeError):  # its event loop is closed
+                done.get_loop().call_soon_threadsafe(_resolve, done)
 
 
 _log: AuditLog | None = None
@@ -263,6 +345,8 @@ def start() -> AuditLog | None:
     _log = AuditLog(settings.AUDIT_QUEUE_SIZE, wait_sec=settings.AUDIT_WAIT_SEC)
     _log.start()
     runner.call_observers.append(_log.observe)
+    if _log.wait_sec:
+        runner.thread_observers.append(_log.write_through)
     return _log
 
 
@@ -272,6 +356,8 @@ def stop() -> None:
         return
     with contextlib.suppress(ValueError):
         runner.call_observers.remove(_log.observe)
+    with contextlib.suppress(ValueError):
+        runner.thread_observers.remove(_log.write_through)
     _log.stop()
     _log = None
 

@@ -28,9 +28,17 @@ logger = logging.getLogger("vmk.mcp")
 
 T = TypeVar("T")
 
-# Called with a finished call's record; the audit log plugs in here. An observer may return
-# an awaitable (the audit row being written): the answer leaves once it is done.
+# Called on the event loop with a finished call's record; the audit log plugs in here. An
+# observer may return an awaitable (the audit row being written): the answer leaves once it
+# is done.
 call_observers: list[Callable[[dict[str, Any]], Awaitable[None] | None]] = []
+# Called on the call's pool thread with its record as the search ends, before the answer
+# goes back to the event loop (the audit log writes the row there when answers wait for it).
+# The record the event loop's observers get then has RECORDED_BY "thread".
+thread_observers: list[Callable[[dict[str, Any]], None]] = []
+# Which side filled the record in: the pool thread, or the event loop (no thread observers, or
+# a call cancelled while its thread ran: the first side to claim it).
+RECORDED_BY = "recorded_by"
 
 # The name of the token or agent key the current /mcp request came with (set by
 # mcpserver.http.AuthenticatedMCP; None without authentication).
@@ -38,7 +46,11 @@ current_agent: ContextVar[str | None] = ContextVar("current_agent", default=None
 
 
 def _run(
-    fn: Callable[..., T], kwargs: dict[str, Any], timings: Timings, caller: Caller | None
+    fn: Callable[..., T],
+    kwargs: dict[str, Any],
+    timings: Timings,
+    caller: Caller | None,
+    record: dict[str, Any],
 ) -> T:
     close_old_connections()
     count = statements.StatementCount()
@@ -50,9 +62,32 @@ def _run(
             result = replicas.call_with_failover(fn, kwargs, unavailable=DatabaseUnavailable)
         # The one place on the MCP output path where contacts are masked.
         return contacts.redact(result, show_contacts=(caller or anonymous()).sees_contacts)
+    except SearchError as exc:
+        record["error_code"] = exc.code
+        raise
+    except Exception:
+        record["error_code"] = "internal_error"
+        raise
     finally:
         timings.extra.update(statements=count.statements, sql_ms=count.sql_ms)
         close_old_connections()
+        if thread_observers:
+            _observe_in_thread(record, timings)
+
+
+def _observe_in_thread(record: dict[str, Any], timings: Timings) -> None:
+    if record.setdefault(RECORDED_BY, "thread") != "thread":
+        return
+    record.update(
+        latency_ms=(time.perf_counter() - record["started"]) * 1000,
+        rows=timings.rows,
+        error_code=record.get("error_code", ""),
+    )
+    for observer in thread_observers:
+        try:
+            observer(record)
+        except Exception:
+            logger.exception("call observer failed")
 
 
 async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
@@ -61,10 +96,12 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
     timings = Timings()
     agent = current_agent.get()
     caller = current_caller.get()
+    # What the observers get; filled in on the pool thread for thread_observers.
+    record: dict[str, Any] = {"tool": tool, "arguments": kwargs, "agent": agent, "started": started}
     try:
         # Statements of this call name the tool and the agent in a SQL comment.
         with sqlcomment.tagged(tool=tool, agent=agent):
-            return await callpool.run(_run, fn, kwargs, timings, caller)
+            return await callpool.run(_run, fn, kwargs, timings, caller, record)
     except SearchError as exc:
         code = exc.code
         raise
@@ -101,14 +138,8 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
             extra=fields,
         )
         _count(tool, timings)
-        record = {
-            "tool": tool,
-            "arguments": kwargs,
-            "latency_ms": elapsed,
-            "rows": timings.rows,
-            "error_code": code,
-            "agent": agent,
-        }
+        if record.setdefault(RECORDED_BY, "loop") == "loop":
+            record.update(latency_ms=elapsed, rows=timings.rows, error_code=code)
         waiting = []
         for observer in call_observers:
             try:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.db import connections
 
-from mcpserver import audit
+from mcpserver import audit, runner
 from mcpserver.models import ToolCall
 
 
@@ -64,30 +66,45 @@ class WaitingLog(CountingLog):
 RECORD = {"tool": "describe_schema", "arguments": {}, "agent": "tester"}
 
 
-def test_an_answer_waits_until_its_row_is_written_and_calls_finishing_together_share_it():
+def test_a_call_writes_its_own_row_and_calls_finishing_meanwhile_share_the_next_insert():
+    """No writer thread runs: each call's pool thread writes (a group commit)."""
     log = WaitingLog(wait_sec=5.0)
+    returned_at: dict[str, float] = {}
+
+    def call(name: str) -> None:
+        log.write_through({**RECORD, "tool": name})
+        returned_at[name] = time.monotonic()
+
+    first = threading.Thread(target=call, args=("first",))
+    first.start()
+    time.sleep(0.01)  # the first insert is under way
+    others = [threading.Thread(target=call, args=(name,)) for name in ("second", "third")]
+    for thread in others:
+        thread.start()
+    for thread in [first, *others]:
+        thread.join(10)
+    assert log.batches == [1, 2]  # the two queued during the first insert share the next
+    assert log.queue.empty() and log._thread is None
+    assert returned_at["first"] >= log.written_at[0]
+    assert min(returned_at["second"], returned_at["third"]) >= log.written_at[1]
+    assert max(returned_at.values()) - log.written_at[1] < 1.0  # let go by the write
+
+
+def test_a_call_waits_at_most_audit_wait_sec_and_its_row_is_written_later():
+    log = WaitingLog(wait_sec=0.3)
+    log._write_lock.acquire()  # a write that does not end
+    started = time.monotonic()
+    log.write_through(dict(RECORD))
+    waited = time.monotonic() - started
+    assert 0.25 <= waited < 2.0
+    assert log.batches == [] and log.queue.qsize() == 1
+    log._write_lock.release()
     log.start()
-
-    async def two_calls() -> list[float]:
-        waiting = [log.observe(dict(RECORD)), log.observe(dict(RECORD))]
-        assert all(isinstance(done, asyncio.Future) for done in waiting)
-        await asyncio.gather(*waiting)
-        return [time.monotonic()]
-
-    try:
-        started = time.monotonic()
-        (answered_at,) = asyncio.run(two_calls())
-    finally:
-        log.stop()
-    assert log.batches == [2]  # one insert for both
-    assert log.written_at and answered_at >= log.written_at[0]  # the row first, then the answer
-    assert answered_at - started < 1.0  # the write let it go, not the 5 s bound
-    queued = ToolCall(tool="x", key_name="y")
-    assert log.process == audit.process_name() and ":" in log.process
-    assert queued.process == ""  # only the writer's records carry it
+    log.stop()  # the background thread writes what was left
+    assert log.batches == [1] and log.queue.empty()
 
 
-def test_an_answer_waits_at_most_audit_wait_sec_when_rows_cannot_be_written():
+def test_on_the_event_loop_an_answer_waits_at_most_audit_wait_sec():
     log = WaitingLog(wait_sec=0.3)  # no writer thread started: nothing is ever written
 
     async def one_call() -> float:
@@ -102,6 +119,30 @@ def test_an_answer_waits_at_most_audit_wait_sec_when_rows_cannot_be_written():
     assert log.queue.get_nowait().process == audit.process_name()
 
 
+def test_a_call_queued_from_the_event_loop_wakes_the_writer_thread():
+    """The fallback for a call whose pool thread did not record it (cancelled first)."""
+    log = WaitingLog(wait_sec=5.0)
+    log.start()
+
+    async def one_call() -> float:
+        started = time.monotonic()
+        await log.observe(dict(RECORD))
+        return time.monotonic() - started
+
+    try:
+        waited = asyncio.run(one_call())
+    finally:
+        log.stop()
+    assert log.batches == [1]
+    assert waited < audit.FLUSH_INTERVAL_SEC / 2  # woken, not found by its next round
+
+
+def test_a_row_written_on_the_pool_thread_is_not_queued_again():
+    log = audit.AuditLog(maxsize=10, wait_sec=5.0)
+    assert log.observe({**RECORD, runner.RECORDED_BY: "thread"}) is None
+    assert log.queue.empty()
+
+
 def test_without_audit_wait_sec_nothing_waits():
     log = audit.AuditLog(maxsize=10)
 
@@ -109,38 +150,25 @@ def test_without_audit_wait_sec_nothing_waits():
         return log.observe(dict(RECORD))
 
     assert asyncio.run(one_call()) is None
-    assert log.window == audit.BATCH_WINDOW_SEC
-
-
-class ConnectionNotingLog(audit.AuditLog):
-    """The real writer; notes the connection each non-empty batch was written through."""
-
-    def __init__(self) -> None:
-        super().__init__(maxsize=100, wait_sec=5.0)
-        self.used: list[object] = []
-
-    def write(self, batch: list[ToolCall]) -> None:
-        super().write(batch)
-        if batch:
-            self.used.append(connections["default"].connection)
+    assert log.queue.qsize() == 1
 
 
 @pytest.mark.django_db(transaction=True)
-def test_answers_wait_for_their_rows_written_through_one_kept_connection():
-    """Opening a connection for each batch cost every answer 0.8 ms more of its wait."""
-    log = ConnectionNotingLog()
-    assert log.window == 0  # nothing to wait for: what is queued is written at once
-    log.start()
+def test_rows_from_any_thread_go_through_the_writers_one_kept_connection():
+    """Not the calling thread's own connection: Django closes that at the end of every call,
+    and opening one per row cost every answer 0.8 ms more of its wait."""
+    log = audit.AuditLog(maxsize=100, wait_sec=5.0)
 
-    async def call() -> None:
-        await log.observe(dict(RECORD))
+    def call() -> tuple[object, object]:
+        log.write_through(dict(RECORD))
+        assert log._db is not None
+        return log._db.connection, connections["default"].connection
 
-    try:
-        asyncio.run(call())
-        asyncio.run(call())
-    finally:
-        log.stop()
+    with ThreadPoolExecutor(max_workers=1) as one, ThreadPoolExecutor(max_workers=1) as other:
+        first_used, first_own = one.submit(call).result()
+        second_used, second_own = other.submit(call).result()
     assert log.written == 2
-    assert len(log.used) == 2 and log.used[0] is not None
-    assert log.used[1] is log.used[0]
+    assert first_used is not None and second_used is first_used
+    assert first_own is None and second_own is None  # the threads opened none of their own
     assert ToolCall.objects.filter(tool="describe_schema", key_name="tester").count() == 2
+    log.stop()

@@ -12,6 +12,7 @@ import pytest
 from django.db import connections
 
 from listings import search
+from listings.errors import NotFound
 from listings.models import PropertyListing
 from mcpserver import callpool, runner
 
@@ -75,3 +76,36 @@ async def test_a_tool_call_returns_its_pooled_connection(listings_access):
     # Every pool thread: none keeps a connection out of the pool between calls.
     held = await asyncio.gather(*(callpool.run(holding) for _ in range(6)))
     assert not any(flag for flags in held for flag in flags)
+
+
+async def test_a_thread_observer_gets_the_finished_call_on_its_pool_thread(listings_access):
+    """The audit log writes a row there when answers wait for it: no hop to another thread
+    and back to the event loop."""
+    seen: list[tuple[str, dict]] = []
+    on_loop: list[dict] = []
+
+    def in_thread(record: dict) -> None:
+        seen.append((threading.current_thread().name, dict(record)))
+
+    runner.thread_observers.append(in_thread)
+    runner.call_observers.append(lambda record: on_loop.append(dict(record)))
+    try:
+        page = await runner.run_search("search_by_metadata", search.fulltext_search, limit=2)
+        with pytest.raises(NotFound):
+            await runner.run_search("get_listing_by_id", search.get_listing, listing_id=999999999)
+    finally:
+        runner.thread_observers.remove(in_thread)
+        runner.call_observers.pop()
+    (thread_a, found), (thread_b, missing) = seen
+    assert thread_a.startswith(callpool.THREAD_PREFIX) and thread_b.startswith(
+        callpool.THREAD_PREFIX
+    )
+    assert (found["tool"], found["rows"], found["error_code"]) == (
+        "search_by_metadata",
+        len(page.listings),
+        "",
+    )
+    assert found["latency_ms"] > 0 and found["arguments"] == {"limit": 2}
+    assert (missing["tool"], missing["error_code"]) == ("get_listing_by_id", "not_found")
+    # The event loop's observers still see every call, marked as recorded on the thread.
+    assert [record[runner.RECORDED_BY] for record in on_loop] == ["thread", "thread"]
