@@ -66,6 +66,8 @@ class Placeholder:
 ID = Placeholder((SENTINEL, SENTINEL - 1), (SENTINEL, SENTINEL - 1))
 # ids sent as one array (`id__any_of`)
 IDS = Placeholder(([SENTINEL], [SENTINEL - 1]), ([SENTINEL], [SENTINEL - 1]))
+# a second array of ids in the same statement
+OTHER_IDS = Placeholder(([SENTINEL - 2], [SENTINEL - 3]), ([SENTINEL - 2], [SENTINEL - 3]))
 _TEXTS = ("\x1fvmk-placeholder-text\x1f", "\x1fvmk-placeholder-words\x1f")
 TEXT = Placeholder(_TEXTS, _TEXTS)
 

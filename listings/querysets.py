@@ -17,6 +17,7 @@ from django.db.models import (
     IntegerField,
     Lookup,
     Q,
+    TextField,
     Value,
     When,
 )
@@ -304,20 +305,27 @@ class PropertyListingQuerySet(models.QuerySet):
             )
         return self.filter(q)
 
-    def with_headline(self, query: SearchQuery, config: str) -> PropertyListingQuerySet:
-        return self.annotate(
-            headline=SearchHeadline(
-                "description",
-                query,
-                config=config,
-                start_sel="«",
-                stop_sel="»",
-                max_words=40,
-                min_words=15,
-                max_fragments=2,
-                fragment_delimiter=" … ",
-            )
+    def with_headline(
+        self, query: SearchQuery, config: str, *, for_ids: Sequence[int] | None = None
+    ) -> PropertyListingQuerySet:
+        """The description's fragments with the query's words marked («…»), as `headline`;
+        with `for_ids`, for those listings only (NULL for the others)."""
+        headline: Any = SearchHeadline(
+            "description",
+            query,
+            config=config,
+            start_sel="«",
+            stop_sel="»",
+            max_words=40,
+            min_words=15,
+            max_fragments=2,
+            fragment_delimiter=" … ",
         )
+        if for_ids is not None:
+            headline = Case(
+                When(id__any_of=for_ids, then=headline), default=None, output_field=TextField()
+            )
+        return self.annotate(headline=headline)
 
     def cards(self) -> PropertyListingQuerySet:
         return self.select_related("property_type").only(*CARD_FIELDS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..compiled import IDS, TEXT, Shape, Statements
+from ..compiled import IDS, OTHER_IDS, TEXT, Shape, Statements
 from ..embedders_progress import incomplete_note
 from ..models import PropertyListing
 from ..results import SearchPage
@@ -46,29 +46,29 @@ def _in_listings_script(text: str) -> bool:
     return not (letters & RUSSIAN_ONLY_LETTERS) or bool(letters & UKRAINIAN_ONLY_LETTERS)
 
 
-# Cards of the page's listings by id: plain, or with the headline of the words matched (one
-# shape per text mode).
+# Cards of the page's listings by id: plain, or with the headline of the words matched for
+# those only the text side found (one shape per text mode).
 _CARDS = Statements()
 
 
-def _plain_cards(ids: list[int]) -> list[Any]:
-    def plain(listing_ids: list[int]) -> Any:
-        return PropertyListing.objects.filter(id__any_of=listing_ids).cards()
+def _page_cards(ids: list[int], text_only: list[int], text: str, mode: str) -> list[Any]:
+    """The page's cards in one statement: a listing only the text side found carries the
+    headline of the words matched (none when the text side matched no words)."""
+    if not text_only or _text_search_query(text, mode) is None:
 
-    return _CARDS.objects(Shape(("plain",), plain), [(IDS, ids)], LISTINGS)
+        def plain(listing_ids: list[int]) -> Any:
+            return PropertyListing.objects.filter(id__any_of=listing_ids).cards()
 
-
-def _text_cards(ids: list[int], text: str, mode: str) -> list[Any]:
+        return _CARDS.objects(Shape(("plain",), plain), [(IDS, ids)], LISTINGS)
     config = _fts_config()
-    if _text_search_query(text, mode) is None:  # the text side matched no words
-        return _plain_cards(ids)
 
-    def headlined(listing_ids: list[int], words: str) -> Any:
+    def headlined(listing_ids: list[int], headlined_ids: list[int], words: str) -> Any:
         cards = PropertyListing.objects.filter(id__any_of=listing_ids).cards()
-        return cards.with_headline(_tsquery(words, mode, config), config)
+        return cards.with_headline(_tsquery(words, mode, config), config, for_ids=headlined_ids)
 
     shape = Shape(("headlined", mode, config), headlined)
-    return _CARDS.objects(shape, [(IDS, ids), (TEXT, _mode_words(text, mode))], LISTINGS)
+    slots = [(IDS, ids), (OTHER_IDS, text_only), (TEXT, _mode_words(text, mode))]
+    return _CARDS.objects(shape, slots, LISTINGS)
 
 
 @understood()
@@ -118,14 +118,10 @@ def hybrid_search(
     # its card with the matched words' headline (plain too when no words matched).
     page_ids = [listing_id for listing_id, _, _ in page]
     text_only = [listing_id for listing_id in page_ids if listing_id not in distances]
-    headlined = bool(text_only) and _text_search_query(text, text_mode) is not None
-    plain = [i for i in page_ids if i in distances] if headlined else page_ids
     rows: list[Any] = []
-    with _database():
-        if plain:
-            rows += _plain_cards(plain)
-        if headlined:
-            rows += _text_cards(text_only, text, text_mode)
+    if page_ids:
+        with _database():
+            rows = _page_cards(page_ids, text_only, text, text_mode)
     by_id = {row.id: row for row in rows}
     cards = []
     for listing_id, score, (semantic_rank, text_rank) in page:

@@ -116,3 +116,18 @@ def test_a_search_formats_its_query_vector_once(run, monkeypatch):
     monkeypatch.setattr(querysets, "vector_text", counting)
     run(query=QUERY, limit=10, filters={"city": "Київ"})
     assert len(formatted) == 1
+
+
+def test_hybrid_search_sends_the_pages_cards_in_one_statement():
+    """Ranked by both sides, then one statement for the cards: the headline of the words
+    matched only for the listings the text side alone found (they were two statements)."""
+    page, sent = statements(lambda: search.hybrid_search(query=QUERY, limit=10))
+    text_only = [card for card in page.listings if card.semantic_rank is None]
+    both = [card for card in page.listings if card.semantic_rank is not None]
+    assert text_only and both  # the page needs both kinds of card
+    # the semantic ids, the full-text check, the text ids, the cards
+    assert len(sent) == 4
+    (cards,) = [sql for sql in sent if "ts_headline" in sql]
+    assert "CASE WHEN" in cards and sent[-1] == cards
+    assert all("«" in card.snippet for card in text_only)
+    assert not any("«" in card.snippet for card in both)
