@@ -285,7 +285,8 @@ def per_call_costs(cases: list[bench.Case]) -> list[dict[str, Any]]:
 
 LOG_LINE = re.compile(
     r"tool=(?P<tool>\S+) ms=(?P<ms>[\d.]+) embedding_ms=(?P<embedding>[\d.]+) "
-    r"db_ms=[\d.]+ sql_ms=(?P<sql>[\d.]+) statements=(?P<statements>\d+)"
+    r"db_ms=[\d.]+ sql_ms=(?P<sql>[\d.]+) statements=(?P<statements>\d+) rows=\d+"
+    r"(?: audit_ms=(?P<audit>[\d.]+))?"
 )
 
 
@@ -301,6 +302,7 @@ def server_lines(log: Path, start: int = 0) -> list[dict[str, Any]]:
             "embedding_ms": float(found["embedding"]),
             "sql_ms": float(found["sql"]),
             "statements": int(found["statements"]),
+            "audit_ms": float(found["audit"] or 0.0),
         }
         for found in LOG_LINE.finditer(text)
     ]
@@ -321,15 +323,20 @@ def mcp_above_sql(
         position = seen.get(case.mode, 0)
         seen[case.mode] = position + 1
         client_ms = series[case.mode].latencies_ms[position]
-        item = by_mode.setdefault(case.mode, {"client": [], "server": [], "statements": []})
+        item = by_mode.setdefault(
+            case.mode, {"client": [], "server": [], "audit": [], "statements": []}
+        )
         item["client"].append(client_ms - line["sql_ms"] - line["embedding_ms"])
         item["server"].append(line["ms"] - line["sql_ms"] - line["embedding_ms"])
+        item["audit"].append(line["audit_ms"])
         item["statements"].append(line["statements"])
     return [
         {
             "mode": mode,
             "mcp_above_sql_p50_ms": round(statistics.median(values["client"]), 2),
             "server_above_sql_p50_ms": round(statistics.median(values["server"]), 2),
+            # of the server's time, the audit row written before the answer (AUDIT_WAIT_SEC)
+            "audit_p50_ms": round(statistics.median(values["audit"]), 2),
             "statements_p50": statistics.median(values["statements"]),
         }
         for mode, values in sorted(by_mode.items())

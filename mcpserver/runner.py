@@ -83,11 +83,14 @@ def _observe_in_thread(record: dict[str, Any], timings: Timings) -> None:
         rows=timings.rows,
         error_code=record.get("error_code", ""),
     )
+    started = time.perf_counter()
     for observer in thread_observers:
         try:
             observer(record)
         except Exception:
             logger.exception("call observer failed")
+    # The log line's audit_ms: the audit row written before the answer leaves.
+    timings.extra["audit_ms"] = (time.perf_counter() - started) * 1000
 
 
 async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
@@ -112,6 +115,7 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
         elapsed = (time.perf_counter() - started) * 1000
         sent = int(timings.extra.get("statements", 0))
         sql_ms = float(timings.extra.get("sql_ms", 0.0))
+        audit_ms = float(timings.extra.get("audit_ms", 0.0))
         fields = {
             "tool": tool,
             "ms": round(elapsed, 1),
@@ -120,13 +124,15 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
             "sql_ms": round(sql_ms, 2),
             "statements": sent,
             "rows": timings.rows,
+            "audit_ms": round(audit_ms, 2),
             "code": code or "ok",
         }
         # The same fields as separate keys for LOG_FORMAT=json. sql_ms is the time inside
-        # the driver's execute of `statements` statements; ms above it is this server's own.
+        # the driver's execute of `statements` statements; ms above it is this server's own,
+        # audit_ms of it the audit row written on the call's thread (AUDIT_WAIT_SEC).
         logger.info(
             "tool=%s ms=%.1f embedding_ms=%.1f db_ms=%.1f sql_ms=%.2f statements=%d rows=%d "
-            "code=%s",
+            "audit_ms=%.2f code=%s",
             tool,
             elapsed,
             timings.embedding_ms,
@@ -134,6 +140,7 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
             sql_ms,
             sent,
             timings.rows,
+            audit_ms,
             code or "ok",
             extra=fields,
         )

@@ -80,7 +80,7 @@ def test_mcp_costs_pair_calls_with_the_server_log_lines_in_order(tmp_path):
         "tool=get_listing_by_id ms=4.0 embedding_ms=0.0 db_ms=2.0 sql_ms=1.50 statements=1 "
         "rows=1 code=ok\n"
         "tool=search_similar_listings ms=9.0 embedding_ms=0.5 db_ms=6.0 sql_ms=5.00 "
-        "statements=3 rows=10 code=ok\n",
+        "statements=3 rows=10 audit_ms=0.40 code=ok\n",
         encoding="utf-8",
     )
     cases = [
@@ -97,8 +97,10 @@ def test_mcp_costs_pair_calls_with_the_server_log_lines_in_order(tmp_path):
         "mode": "get",
         "mcp_above_sql_p50_ms": 4.5,
         "server_above_sql_p50_ms": 2.5,
+        "audit_p50_ms": 0.0,  # a line from before audit_ms was logged
         "statements_p50": 1,
     }
     assert rows["semantic"]["mcp_above_sql_p50_ms"] == 6.5
+    assert rows["semantic"]["audit_p50_ms"] == 0.4
     # A log that does not match the calls one to one gives no figures rather than wrong ones.
     assert benchfloor.mcp_above_sql(cases[:1], series, lines) == []

@@ -78,14 +78,15 @@ async def test_a_tool_call_returns_its_pooled_connection(listings_access):
     assert not any(flag for flags in held for flag in flags)
 
 
-async def test_a_thread_observer_gets_the_finished_call_on_its_pool_thread(listings_access):
+async def test_a_thread_observer_gets_the_finished_call_on_its_pool_thread(listings_access, caplog):
     """The audit log writes a row there when answers wait for it: no hop to another thread
-    and back to the event loop."""
+    and back to the event loop. The log line says how long that took (audit_ms)."""
     seen: list[tuple[str, dict]] = []
     on_loop: list[dict] = []
 
     def in_thread(record: dict) -> None:
         seen.append((threading.current_thread().name, dict(record)))
+        time.sleep(0.02)  # a slow insert
 
     runner.thread_observers.append(in_thread)
     runner.call_observers.append(lambda record: on_loop.append(dict(record)))
@@ -109,3 +110,6 @@ async def test_a_thread_observer_gets_the_finished_call_on_its_pool_thread(listi
     assert (missing["tool"], missing["error_code"]) == ("get_listing_by_id", "not_found")
     # The event loop's observers still see every call, marked as recorded on the thread.
     assert [record[runner.RECORDED_BY] for record in on_loop] == ["thread", "thread"]
+    logged = [r for r in caplog.records if r.getMessage().startswith("tool=search_by_metadata")]
+    assert logged and logged[-1].audit_ms >= 20
+    assert f"audit_ms={logged[-1].audit_ms:.2f}" in logged[-1].getMessage()

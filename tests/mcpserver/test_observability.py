@@ -354,6 +354,17 @@ def test_two_workers_add_up_and_log_json_with_the_trace_id(listings_db, tmp_path
     ]
     assert len(lines) == calls
     line = lines[0]
-    assert {"tool", "ms", "embedding_ms", "db_ms", "rows", "code", "span_id"} <= set(line)
+    assert {
+        "tool",
+        "ms",
+        "embedding_ms",
+        "db_ms",
+        "sql_ms",
+        "statements",
+        "rows",
+        "audit_ms",
+        "code",
+        "span_id",
+    } <= set(line)
     assert line["trace_id"] == TRACE_ID and line["code"] == "ok" and line["rows"] == 1
     assert f'"trace_id": "0x{TRACE_ID}"' in log.read_text(), "the console exporter printed it"

@@ -237,9 +237,9 @@ def render(report: dict[str, Any]) -> str:
         lines += [
             "",
             "per call (concurrency 1, p50): statements sent, SQL time inside the driver, our "
-            "time above it (function; MCP client; MCP server)",
+            "time above it (function; MCP client; MCP server, and the audit row's share of it)",
             f"{'mode':16} {'stmts':>6} {'sql ms':>8} {'fn above':>9} {'mcp above':>10} "
-            f"{'server above':>13}",
+            f"{'server above':>13} {'audit':>6}",
         ]
         for r in report["per_call"]:
             mcp_row = mcp_costs.get(r["mode"], {})
@@ -247,7 +247,8 @@ def render(report: dict[str, Any]) -> str:
                 f"{r['mode']:16} {r['statements_p50']!s:>6} {r['sql_p50_ms']:>8} "
                 f"{r['function_above_sql_p50_ms']:>9} "
                 f"{mcp_row.get('mcp_above_sql_p50_ms', '-')!s:>10} "
-                f"{mcp_row.get('server_above_sql_p50_ms', '-')!s:>13}"
+                f"{mcp_row.get('server_above_sql_p50_ms', '-')!s:>13} "
+                f"{mcp_row.get('audit_p50_ms', '-')!s:>6}"
             )
     if report.get("recall"):
         lines += [
