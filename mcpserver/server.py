@@ -7,13 +7,14 @@ import logging
 from typing import Annotated, Any
 
 from django.conf import settings
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import (
     ToolError,
     UnexpectedResourceError,
     UnexpectedToolError,
 )
 from mcp.types import ToolAnnotations
+from mcp_types import CallToolResult
 from pydantic import Field, ValidationError
 
 from listings import describe, market, search
@@ -97,7 +98,7 @@ class VmkMCPServer(MCPServer):
             raise answers.unknown_tool(name, [t.name for t in await self.list_tools()])
         try:
             arguments, detail = answers.prepare(name, arguments, tool.parameters)
-            result = await super().call_tool(name, arguments, context)
+            result = await self._structured_result(tool, arguments, context)
             return await answers.finish(name, result, detail)
         except SearchError as exc:
             return error_result(exc)
@@ -111,6 +112,22 @@ class VmkMCPServer(MCPServer):
                 logger.error("tool %s failed: %s", name, type(cause).__name__)
                 return error_result(INTERNAL_ERROR)
             return error_result(InvalidArgument(f"Unknown tool '{name}'."))
+
+    async def _structured_result(self, tool: Any, arguments: dict[str, Any], context: Any) -> Any:
+        """The tool's CallToolResult as the SDK makes it (MCPServer.call_tool), but for a
+        model answer without the SDK's text block: the answer again as indented JSON, which
+        answers.finish replaces with its own (0.12 ms for a 10-card page, 0.35 for 50)."""
+        if context is None:
+            context = Context(mcp_server=self, subscriptions=self._subscriptions)
+        result = await tool.run(arguments, context, convert_result=False)
+        meta = tool.fn_metadata
+        try:
+            if type(result) is meta.output_model and not meta.wrap_output:
+                content = result.model_dump(mode="json", by_alias=True)
+                return CallToolResult(content=[], structured_content=content)
+            return meta.convert_result(result)
+        except Exception as exc:  # as the SDK reports a conversion failure
+            raise UnexpectedToolError(f"Error executing tool {tool.name}") from exc
 
     async def read_resource(self, uri: Any, context: Any = None) -> Any:
         # The SDK wraps what a resource function raises into "Error creating resource from
