@@ -78,11 +78,7 @@ def _run(
 def _observe_in_thread(record: dict[str, Any], timings: Timings) -> None:
     if record.setdefault(RECORDED_BY, "thread") != "thread":
         return
-    record.update(
-        latency_ms=(time.perf_counter() - record["started"]) * 1000,
-        rows=timings.rows,
-        error_code=record.get("error_code", ""),
-    )
+    record.update(latency_ms=(time.perf_counter() - record["started"]) * 1000, rows=timings.rows)
     started = time.perf_counter()
     for observer in thread_observers:
         try:
@@ -100,7 +96,13 @@ async def run_search(tool: str, fn: Callable[..., T], /, **kwargs: Any) -> T:
     agent = current_agent.get()
     caller = current_caller.get()
     # What the observers get; filled in on the pool thread for thread_observers.
-    record: dict[str, Any] = {"tool": tool, "arguments": kwargs, "agent": agent, "started": started}
+    record: dict[str, Any] = {
+        "tool": tool,
+        "arguments": kwargs,
+        "agent": agent,
+        "started": started,
+        "error_code": "",
+    }
     try:
         # Statements of this call name the tool and the agent in a SQL comment.
         with sqlcomment.tagged(tool=tool, agent=agent):
