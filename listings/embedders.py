@@ -311,7 +311,9 @@ class _LRUCache:
 
 
 class QueryVector(NamedTuple):
-    vector: list[float]
+    # the cache's own tuple on a hit: the same object for the same query (search prepares
+    # it for its statements once: listings.search.vector._prepared)
+    vector: tuple[float, ...]
     cache_hit: bool
 
 
@@ -373,13 +375,13 @@ class QueryEmbedder:
         key = self.query_text(text)
         vector = self.cache.get(key)
         if vector is not None:
-            return QueryVector(list(vector), cache_hit=True)
+            return QueryVector(vector, cache_hit=True)
         vector = tuple(self.embedder.embed([key])[0])
         self.cache.put(key, vector)
-        return QueryVector(list(vector), cache_hit=False)
+        return QueryVector(vector, cache_hit=False)
 
     def embed_query(self, text: str) -> list[float]:
-        return self.query_vector(text).vector
+        return list(self.query_vector(text).vector)
 
     def embed_documents(self, texts: list[str]) -> list[list[float]]:
         """Document vectors; through the on-disk cache when there is one."""

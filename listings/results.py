@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Any, Literal
 
@@ -72,8 +73,14 @@ def _json_bytes(ch: str) -> int:
     return len(ch.encode("utf-8", "surrogatepass"))
 
 
+# What compact UTF-8 JSON escapes in a string (json.dumps with ensure_ascii=False).
+_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
+
+
 def _json_size(text: str) -> int:
     """The bytes of `text` as a compact UTF-8 JSON string, without its quotes."""
+    if _ESCAPED.search(text) is None:  # nothing escaped: its UTF-8 bytes (a fifth of the time)
+        return len(text.encode("utf-8", "surrogatepass"))
     return len(json.dumps(text, ensure_ascii=False).encode("utf-8", "surrogatepass")) - 2
 
 

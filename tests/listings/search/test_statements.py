@@ -103,7 +103,8 @@ def test_semantic_search_on_the_exact_path_is_two_statements():
 @pytest.mark.parametrize("run", [search.semantic_search, search.hybrid_search])
 def test_a_search_formats_its_query_vector_once(run, monkeypatch):
     """Each distance expression built from a list formats 768 floats again (three per
-    semantic call before QueryVector): the page's statements share one text."""
+    semantic call before QueryVector): the page's statements share one text, and a query
+    whose vector the embedder's cache holds is not formatted again."""
     formatted = []
     original = querysets.vector_text
 
@@ -114,8 +115,12 @@ def test_a_search_formats_its_query_vector_once(run, monkeypatch):
     run(query=QUERY, limit=10, filters={"city": "Київ"})  # warm: vocabulary, plans
     monkeypatch.setattr(Vector, "to_text", lambda vector: counting(vector.to_list()))
     monkeypatch.setattr(querysets, "vector_text", counting)
-    run(query=QUERY, limit=10, filters={"city": "Київ"})
+    fresh = f"{QUERY} {run.__name__}"  # a query not embedded yet
+    first = run(query=fresh, limit=10, filters={"city": "Київ"})
     assert len(formatted) == 1
+    again = run(query=fresh, limit=10, filters={"city": "Київ"})
+    assert len(formatted) == 1
+    assert [card.id for card in again.listings] == [card.id for card in first.listings]
 
 
 def test_hybrid_search_sends_the_pages_cards_in_one_statement():
