@@ -131,3 +131,12 @@ def test_the_budget_counts_to_the_byte_what_the_model_is_given(text, detail):
         assert json.loads(block)["note"] == shaping.BRIEF_TEXT_NOTE
         assert len(block) < len(shaping.compact_json(whole)) / 2
         assert tokens == shaping.estimate_tokens(len(shaping.compact_json(whole).encode()))
+
+
+@pytest.mark.parametrize("listing_id", [0, 7, 12345, 9_007_199_254_740_993, "12a"])
+def test_a_links_size_is_the_bytes_it_is_sent_as(listing_id):
+    """Counted from its digits for an integer id: the bytes of the link as the SDK sends it
+    (keys in any order), and the comma before it."""
+    link = shaping.resource_link({"id": listing_id})
+    sent = link.model_dump(mode="json", by_alias=True, exclude_none=True)
+    assert shaping._link_size({"id": listing_id}) == len(shaping.compact_json(sent).encode()) + 1
