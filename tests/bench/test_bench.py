@@ -57,6 +57,8 @@ def test_bench_search_prints_the_table_and_writes_the_same_json(tmp_path):
         recalls = {ef: row["recall_by_filter"][key] for ef, row in sweep.items()}
         reaching = [ef for ef, recall in recalls.items() if recall >= benchfloor.FLOOR_RECALL]
         assert floor_ef == (min(reaching) if reaching else None)
+    for row in sweep.values():  # one query's recall is at most its filter's mean
+        assert 0 <= row["recall_worst_query"] <= row["recall_worst_filter"] <= row["recall_mean"]
     per_call = {row["mode"]: row for row in report["per_call"]}
     assert per_call["get"]["statements_p50"] == 1
     assert per_call["semantic"]["statements_p50"] >= 2
