@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from io import StringIO
+from typing import Annotated, Any, Literal
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -13,6 +14,7 @@ from django.contrib.auth.models import Permission
 from django.contrib.contenttypes.models import ContentType
 from django.core.management import call_command
 from django.urls import reverse
+from pydantic import BaseModel, ConfigDict
 
 from listings import contacts, search
 from listings.models import PropertyListing
@@ -53,6 +55,46 @@ def test_redact_masks_nested_models_and_dicts_and_says_so():
     assert contacts.redact(page, show_contacts=True) is page
     untouched = {"listings": [{"id": 1}]}
     assert contacts.redact(untouched, show_contacts=False) is untouched
+
+
+class _Holder:
+    """A type the walk does not know: its values are looked into."""
+
+
+class _Inner(BaseModel):
+    contact_name: str | None = None
+
+
+class _Outer(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    title: str = "t"
+    ids: list[int] = []
+    kind: Literal["a", "b"] = "a"
+    inner: list[_Inner] = []
+    maybe: _Inner | None = None
+    loose: Any = None
+    mapping: dict[str, Any] = {}
+    annotated: Annotated[list[_Inner], "meta"] = []
+    unknown: _Holder | None = None
+
+
+def test_only_fields_that_may_hold_contacts_are_walked_and_all_of_those_are():
+    walked = contacts._fields_to_look_at(_Outer)
+    assert set(walked) == {"inner", "maybe", "loose", "mapping", "annotated", "unknown"}
+    name = "Олена Петренко"
+    value = _Outer(
+        inner=[_Inner(contact_name=name)],
+        maybe=_Inner(contact_name=name),
+        loose={"contact_name": name},
+        mapping={"x": [{"contact_name": name}]},
+        annotated=[_Inner(contact_name=name)],
+    )
+    masked = contacts.redact(value, show_contacts=False)
+    assert masked.inner[0].contact_name == masked.maybe.contact_name == "О••• П•••"
+    assert masked.loose["contact_name"] == masked.mapping["x"][0]["contact_name"] == "О••• П•••"
+    assert masked.annotated[0].contact_name == "О••• П•••"
+    assert name not in masked.model_dump_json()
 
 
 @pytest.mark.django_db(databases=["default", "listings"])
