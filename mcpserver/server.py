@@ -13,6 +13,7 @@ from mcp.server.mcpserver.exceptions import (
     UnexpectedResourceError,
     UnexpectedToolError,
 )
+from mcp.shared.inbound import X_MCP_HEADER_KEY
 from mcp.types import ToolAnnotations
 from mcp_types import CallToolResult
 from pydantic import Field, ValidationError
@@ -92,6 +93,13 @@ class VmkMCPServer(MCPServer):
             self._published = catalog.publish(await super().list_tools())
         return self._published
 
+    def _tool_input_schema(self, name: str) -> dict[str, Any] | None:
+        """The schema the SDK checks a call's Mcp-Param-* headers against, for a tool that
+        declares such headers (x-mcp-header) only: for the others the check can reject
+        nothing, and walking a search tool's schema twice took 0.1 ms of every call."""
+        schema = super()._tool_input_schema(name)
+        return schema if schema is not None and _declares_headers(schema) else None
+
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         tool = self._tool_manager.get_tool(name)
         if tool is None:
@@ -141,6 +149,19 @@ class VmkMCPServer(MCPServer):
                 raise resource_error(cause, str(uri), code) from None
             logger.error("resource %r failed: %s", str(uri), type(cause).__name__)
             raise resource_error(INTERNAL_ERROR, str(uri)) from None
+
+
+# Whether a tool's input schema names x-mcp-header anywhere, by the schema object (kept, so
+# that its id() is not reused while the entry lives).
+_DECLARED: dict[int, tuple[dict[str, Any], bool]] = {}
+
+
+def _declares_headers(schema: dict[str, Any]) -> bool:
+    found = _DECLARED.get(id(schema))
+    if found is None or found[0] is not schema:
+        # Anywhere in its text, a description too: such a schema is checked as before.
+        found = _DECLARED[id(schema)] = (schema, X_MCP_HEADER_KEY in json.dumps(schema))
+    return found[1]
 
 
 def _protocol_version(context: Any) -> str | None:
