@@ -35,6 +35,23 @@ def test_get_on_one_and_two_workers_and_the_bare_sdk(listings_db, tmp_path):
     assert "calls/s" in printed.getvalue() and "checks" in printed.getvalue()
 
 
+def test_get_back_to_back_is_checked_against_three_ms(listings_db, tmp_path):
+    out = tmp_path / "throughput.json"
+    call_command(
+        "bench_throughput",
+        *("--tools", "get", "--concurrency", "1", "--workers", "1", "--seconds", "1.5"),
+        *("--out", str(out)),
+        stdout=StringIO(),
+        stderr=StringIO(),
+    )
+    report = json.loads(out.read_text(encoding="utf-8"))
+    rows = {r["who"]: r for r in report["rows"]}
+    [check] = report["checks"]
+    assert check["what"] == "get, 1 worker(s), one session back to back: p50 ≤ 3 ms"
+    assert check["met"] == (rows["ours"]["p50_ms"] <= 3.0)
+    assert f"bare SDK: {rows['sdk']['p50_ms']} ms" in check["figure"]
+
+
 def test_unknown_tools_and_levels_are_refused(listings_db):
     with pytest.raises(CommandError, match="unknown tools"):
         call_command("bench_throughput", "--tools", "get,teleport")

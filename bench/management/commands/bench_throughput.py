@@ -1,6 +1,7 @@
 """Calls per second of single tools under concurrency, on one worker and on several.
 
 Issue 13's throughput targets (one worker, concurrency 8: get ≥ 300 calls/s, semantic ≥ 100;
+get back to back through the SDK client, one session: p50 ≤ 3 ms;
 two workers at least as fast as one at every concurrency) as a command that prints figures.
 The server is started as an operator starts it (`manage.py serve --workers N`); a bare MCP
 SDK server sending our recorded answers (bench.baresdk) shows what the SDK, uvicorn and the
@@ -43,6 +44,8 @@ NARROWED = {"semantic_unfiltered": ("semantic", lambda arguments: not arguments.
 # Issue 13: calls/s at concurrency 8 on one worker.
 TARGETS = {"get": 300.0, "semantic": 100.0}
 TARGET_CONCURRENCY = 8
+# get_listing_by_id back to back through the SDK client, one session: p50 at most this.
+GET_P50_TARGET_MS = 3.0
 
 
 def _levels(text: str) -> list[int]:
@@ -213,6 +216,17 @@ def _checks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "met": row["calls_per_s"] >= target and not row["errors"],
                 }
             )
+    bare = _sdk_p50(rows, "get", 1)
+    for workers in sorted({w for (mode, w, level) in ours if mode == "get" and level == 1}):
+        row = ours[("get", workers, 1)]
+        checks.append(
+            {
+                "what": f"get, {workers} worker(s), one session back to back: "
+                f"p50 ≤ {GET_P50_TARGET_MS:g} ms",
+                "figure": f"p50 {row['p50_ms']} ms (bare SDK: {bare if bare else '-'} ms)",
+                "met": row["p50_ms"] <= GET_P50_TARGET_MS and not row["errors"],
+            }
+        )
     for (mode, workers, level), row in sorted(ours.items()):
         one = ours.get((mode, 1, level))
         if workers == 1 or one is None:
@@ -227,6 +241,13 @@ def _checks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             }
         )
     return checks
+
+
+def _sdk_p50(rows: list[dict[str, Any]], mode: str, level: int) -> float | None:
+    found = [
+        r for r in rows if r["who"] == "sdk" and r["mode"] == mode and r["concurrency"] == level
+    ]
+    return found[0]["p50_ms"] if found else None
 
 
 def _report_errors(server: LocalServer, stream: Any) -> None:
