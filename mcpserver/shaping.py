@@ -125,25 +125,23 @@ def resource_link(card: dict[str, Any]) -> ResourceLink:
     return ResourceLink(uri=f"listing://{card['id']}", name=f"listing {card['id']}")
 
 
-def _link(listing_id: Any) -> dict[str, Any]:
-    return {
-        "type": "resource_link",
-        "name": f"listing {listing_id}",
-        "uri": f"listing://{listing_id}",
-    }
+def _link_bytes(card: dict[str, Any]) -> int:
+    """The bytes of the card's resource link as it is sent."""
+    sent = resource_link(card).model_dump(mode="json", by_alias=True, exclude_none=True)
+    return len(compact_json(sent).encode())
 
 
-# A resource link's JSON around its listing id, written twice (name and uri).
-_LINK_AROUND_ID = len(compact_json(_link(0)).encode()) - 2 * len("0")
+# A resource link's bytes around its listing id, which it writes twice (name and uri).
+_LINK_AROUND_ID = _link_bytes({"id": 0}) - 2 * len("0")
 
 
 def _link_size(card: dict[str, Any]) -> int:
-    """The bytes of the card's resource link (as resource_link() dumps it; the order of its
+    """The bytes of the card's resource link (as resource_link() is sent; the order of its
     keys does not change its size) and the comma before it."""
     listing_id = card["id"]
     if type(listing_id) is int:  # its digits, once in the name and once in the uri
         return _LINK_AROUND_ID + 2 * len(str(listing_id)) + 1
-    return len(compact_json(_link(listing_id)).encode()) + 1
+    return _link_bytes(card) + 1
 
 
 def link_bytes(cards: list[dict[str, Any]]) -> int:
