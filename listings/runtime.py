@@ -1,5 +1,5 @@
 """What every search shares: the alias and limits, the per-call timings, driver-error
-translation, counting, the one TTL cache and the stored embedder."""
+translation, counting, the one TTL cache, the cache by identity and the stored embedder."""
 
 from __future__ import annotations
 
@@ -177,6 +177,35 @@ class Remembered:
     def clear(self) -> None:
         with self._lock:
             self._cache.clear()
+
+
+class ByIdentity:
+    """Values computed from an object, reused while that same object comes back: by its
+    id(), the object held with its value so that the id is not reused while the entry lives;
+    at most `maxsize` of them, the least recently used dropped first (per process)."""
+
+    def __init__(self, maxsize: int) -> None:
+        self._cache: cachetools.LRUCache[int, tuple[Any, Any]] = cachetools.LRUCache(maxsize)
+        self._lock = threading.Lock()
+
+    def get(self, key: Any, compute: Callable[[], _V]) -> _V:
+        """The value computed for this very object, or `compute()` (then kept)."""
+        with self._lock:
+            found = self._cache.get(id(key))
+        if found is not None and found[0] is key:
+            return cast(_V, found[1])
+        value = compute()
+        with self._lock:
+            self._cache[id(key)] = (key, value)
+        return value
+
+    def holds(self, key: Any) -> bool:
+        with self._lock:
+            found = self._cache.get(id(key))
+        return found is not None and found[0] is key
+
+    def __len__(self) -> int:
+        return len(self._cache)
 
 
 # Facts about the database that rarely change (stored embedder, vocabulary, capabilities).

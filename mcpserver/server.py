@@ -21,6 +21,7 @@ from pydantic import Field, ValidationError
 from listings import describe, market, search
 from listings.errors import InvalidArgument, SearchError
 from listings.results import ListingDetail, SearchPage, StatsResult
+from listings.runtime import ByIdentity
 from listings.types import (
     CollapseDuplicates,
     FigureCurrency,
@@ -151,17 +152,13 @@ class VmkMCPServer(MCPServer):
             raise resource_error(INTERNAL_ERROR, str(uri)) from None
 
 
-# Whether a tool's input schema names x-mcp-header anywhere, by the schema object (kept, so
-# that its id() is not reused while the entry lives).
-_DECLARED: dict[int, tuple[dict[str, Any], bool]] = {}
+# Whether a tool's input schema names x-mcp-header anywhere, by the schema object.
+_DECLARED = ByIdentity(256)
 
 
 def _declares_headers(schema: dict[str, Any]) -> bool:
-    found = _DECLARED.get(id(schema))
-    if found is None or found[0] is not schema:
-        # Anywhere in its text, a description too: such a schema is checked as before.
-        found = _DECLARED[id(schema)] = (schema, X_MCP_HEADER_KEY in json.dumps(schema))
-    return found[1]
+    # Anywhere in its text, a description too: such a schema is checked as before.
+    return _DECLARED.get(schema, lambda: X_MCP_HEADER_KEY in json.dumps(schema))
 
 
 def _protocol_version(context: Any) -> str | None:

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import math
 import operator
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from django.conf import settings
 from django.db import connections
@@ -38,6 +36,7 @@ from ..results import SearchPage
 from ..runtime import (
     EXACT_PATH,
     LISTINGS,
+    ByIdentity,
     _database,
     _rates,
     _timing,
@@ -59,16 +58,9 @@ def usable_vector(vector: Sequence[float]) -> bool:
     return math.isfinite(norm) and norm > 0
 
 
-class _Prepared(NamedTuple):
-    values: tuple[float, ...]  # held, so that its id() is not reused while the entry lives
-    encoded: QueryVector
-    usable: bool
-
-
 # Query vectors as statements take them, by the identity of the embedder's cached tuple.
-_PREPARED: OrderedDict[int, _Prepared] = OrderedDict()
-_PREPARED_LOCK = threading.Lock()
 PREPARED_SIZE = 64
+_PREPARED = ByIdentity(PREPARED_SIZE)
 
 
 def _prepared(values: Sequence[float]) -> tuple[QueryVector, bool]:
@@ -76,20 +68,14 @@ def _prepared(values: Sequence[float]) -> tuple[QueryVector, bool]:
     dimensions), and whether it has a direction (0.035 ms): once per query while the
     embedder's cache holds its vector, whose hits return the same immutable tuple."""
     if isinstance(values, tuple):
-        with _PREPARED_LOCK:
-            found = _PREPARED.get(id(values))
-            if found is not None and found.values is values:
-                _PREPARED.move_to_end(id(values))
-                return found.encoded, found.usable
+        return _PREPARED.get(values, lambda: _prepare(values))
+    return _prepare(values)
+
+
+def _prepare(values: Sequence[float]) -> tuple[QueryVector, bool]:
     encoded = QueryVector(list(values))
     encoded.to_text()
-    usable = usable_vector(values)
-    if isinstance(values, tuple):
-        with _PREPARED_LOCK:
-            _PREPARED[id(values)] = _Prepared(values, encoded, usable)
-            while len(_PREPARED) > PREPARED_SIZE:
-                _PREPARED.popitem(last=False)
-    return encoded, usable
+    return encoded, usable_vector(values)
 
 
 def _embed(query: str) -> QueryVector:

@@ -43,4 +43,4 @@ def test_the_prepared_vectors_stay_bounded():
     for values in kept:
         vector_search._prepared(values)
     assert len(vector_search._PREPARED) == vector_search.PREPARED_SIZE
-    assert id(kept[-1]) in vector_search._PREPARED and id(kept[0]) not in vector_search._PREPARED
+    assert vector_search._PREPARED.holds(kept[-1]) and not vector_search._PREPARED.holds(kept[0])
