@@ -20,7 +20,7 @@ from vmkproject import telemetry
 from . import audit, callers, keys, oauth
 from .callers import Caller
 from .oauth import Refusal
-from .protocol import HttpFixes
+from .protocol import HttpFixes, install_utf8_answers
 from .runner import current_agent
 from .server import mcp
 
@@ -190,6 +190,7 @@ _app_built = False
 def _ensure_transport() -> None:
     global _app_built
     if not _app_built:
+        install_utf8_answers()
         # Builds the session manager with our transport settings; its own routes are unused.
         mcp.streamable_http_app(
             streamable_http_path="/mcp",

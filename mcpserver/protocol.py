@@ -15,6 +15,11 @@ At the HTTP layer (ASGI around the SDK's /mcp app, `HttpFixes`):
   SSE stream open; this server sends no server-initiated messages);
 - no `Mcp-Session-Id` on a 400 (in stateful mode the SDK hands out a session it never
   registered).
+
+At the wire (`install_utf8_answers`): a 2026-07-28 answer is UTF-8 JSON, as 2025 answers
+are. The SDK writes those with `json.dumps`' default, every Cyrillic letter a `\\uXXXX`
+escape: a 10-card page on the demo database 43 052 bytes instead of 22 166, and 0.07 ms more
+to encode.
 """
 
 from __future__ import annotations
@@ -24,11 +29,21 @@ from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
+from mcp.server import _streamable_http_modern as sdk_modern
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS, INVALID_REQUEST, ReadResourceResult
+from mcp.shared.inbound import ERROR_CODE_HTTP_STATUS
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCResponse,
+    ReadResourceResult,
+)
 from mcp_types.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from listings.errors import SearchError
@@ -234,3 +249,39 @@ def _without_session_on_400(send: Send) -> Send:
         await send(message)
 
     return wrapped
+
+
+# The SDK's writers of 2026-07-28 answers (mcp 2.3, `mcp.server._streamable_http_modern`),
+# kept for the one case they handle differently.
+_SDK_WRITE = sdk_modern._write
+_SDK_SSE_EVENT = sdk_modern._sse_event
+
+
+def _wire_json(msg: JSONRPCResponse | JSONRPCError | JSONRPCNotification) -> str:
+    """The message as compact UTF-8 JSON: pydantic's encoder, the same dump the SDK makes
+    before `json.dumps` escapes it."""
+    return msg.model_dump_json(by_alias=True, exclude_none=True)
+
+
+async def _write_utf8(
+    msg: JSONRPCResponse | JSONRPCError, scope: Scope, receive: Receive, send: Send
+) -> None:
+    if isinstance(msg, JSONRPCError) and msg.id is None:
+        # `id: null` must be on the wire, which exclude_none drops: the SDK's own path.
+        await _SDK_WRITE(msg, scope, receive, send)
+        return
+    status = 200
+    if isinstance(msg, JSONRPCError):
+        status = ERROR_CODE_HTTP_STATUS.get(msg.error.code, status)
+    response = Response(_wire_json(msg), status_code=status, media_type="application/json")
+    await response(scope, receive, send)
+
+
+def _sse_event_utf8(msg: JSONRPCResponse | JSONRPCError | JSONRPCNotification) -> bytes:
+    return f"event: message\r\ndata: {_wire_json(msg)}\r\n\r\n".encode()
+
+
+def install_utf8_answers() -> None:
+    """Have the SDK write 2026-07-28 answers (JSON and SSE events) as UTF-8 JSON."""
+    sdk_modern._write = _write_utf8
+    sdk_modern._sse_event = _sse_event_utf8

@@ -9,6 +9,15 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from mcp import Client
+from mcp_types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCNotification,
+    JSONRPCResponse,
+)
 
 from mcpserver import protocol, shaping
 
@@ -142,3 +151,81 @@ async def test_a_page_past_the_budget_is_cut_at_a_whole_card_and_continues(state
         size = len(result.content[0].text.encode())
         assert shaping.estimate_tokens(size + links) <= BUDGET_TOKENS
     assert full.structured_content["listings"]  # a full card too big alone comes as a card
+
+
+CYRILLIC = "Двокімнатна квартира з балконом, Київ"
+WIRE_MESSAGES = [
+    JSONRPCResponse(
+        jsonrpc="2.0",
+        id=7,
+        result={"title": CYRILLIC, "score": 0.8125, "rooms": 2, "note": None, "tags": ["ґанок"]},
+    ),
+    JSONRPCError(jsonrpc="2.0", id=3, error=ErrorData(code=INVALID_PARAMS, message=CYRILLIC)),
+    JSONRPCError(jsonrpc="2.0", id="a", error=ErrorData(code=METHOD_NOT_FOUND, message=CYRILLIC)),
+    JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=INVALID_REQUEST, message=CYRILLIC)),
+]
+
+
+async def _written(writer, message) -> tuple[int, dict, bytes]:
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b""}
+
+    async def send(item: dict) -> None:
+        sent.append(item)
+
+    await writer(message, {"type": "http", "headers": []}, receive, send)
+    headers = {k: v for k, v in sent[0]["headers"] if k != b"content-length"}
+    return sent[0]["status"], headers, b"".join(item.get("body", b"") for item in sent[1:])
+
+
+@pytest.mark.parametrize("message", WIRE_MESSAGES, ids=["result", "-32602", "-32601", "id-null"])
+async def test_2026_answers_are_written_as_the_sdk_writes_them_but_in_utf8(message):
+    status, headers, body = await _written(protocol._write_utf8, message)
+    sdk_status, sdk_headers, sdk_body = await _written(protocol._SDK_WRITE, message)
+    assert (status, headers) == (sdk_status, sdk_headers)
+    assert json.loads(body) == json.loads(sdk_body)
+    if message.id is None:  # `id: null` stays on the SDK's path (exclude_none would drop it)
+        assert body == sdk_body and b'"id":null' in body
+    else:
+        assert CYRILLIC.encode() in body and b"\\u" not in body
+        assert b"\\u04" in sdk_body and len(body) < len(sdk_body)
+
+
+def test_2026_sse_events_are_the_sdks_in_utf8():
+    notification = JSONRPCNotification(
+        jsonrpc="2.0", method="notifications/progress", params={"message": CYRILLIC}
+    )
+    for message in (WIRE_MESSAGES[0], notification):
+        ours, sdks = protocol._sse_event_utf8(message), protocol._SDK_SSE_EVENT(message)
+        head, _, data = ours.partition(b"data: ")
+        assert head == sdks.partition(b"data: ")[0] == b"event: message\r\n"
+        assert ours.endswith(b"\r\n\r\n") and b"\\u" not in ours
+        assert json.loads(data) == json.loads(sdks.partition(b"data: ")[2])
+
+
+async def test_a_2026_client_gets_the_page_in_utf8_as_a_2025_client_does(mcp_server):
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    arguments = {"query": "балкон", "limit": 10, "collapse_duplicates": False}
+    bodies: dict[str, bytes] = {}
+
+    async def record(response: httpx2.Response) -> None:
+        if response.request.method == "POST" and b"tools/call" in response.request.content:
+            await response.aread()
+            bodies[mode] = response.content
+
+    for mode in MODES:
+        async with (
+            httpx2.AsyncClient(event_hooks={"response": [record]}) as http,
+            Client(streamable_http_client(mcp_server.mcp_url, http_client=http), mode=mode) as c,
+        ):
+            result = await c.call_tool("search_by_metadata", arguments)
+        assert not result.is_error and len(result.structured_content["listings"]) == 10
+    modern, legacy = bodies["2026-07-28"], bodies["legacy"]
+    assert b"\\u04" not in modern and "балкон".encode() in modern
+    # The same page; 2026-07-28 adds resultType and the serverInfo stamp (measured: +266
+    # bytes on a 10-card page; 43 052 bytes instead of 22 166 when the SDK escaped them).
+    assert len(modern) - len(legacy) < 600
