@@ -64,10 +64,11 @@ async def finish(name: str, result: Any, detail: str) -> Any:
         links = [shaping.resource_link(card) for card in content["listings"]]
     else:
         if name == "get_listing_by_id":
-            content = shaping.fit_listing(content, max_tokens=budget)
-        elif name == "describe_schema":
-            content = {**content, "argument_aliases": aliases.described()}
-        text = shaping.compact_json(content)
+            content, text = shaping.fit_listing(content, max_tokens=budget)
+        else:
+            if name == "describe_schema":
+                content = {**content, "argument_aliases": aliases.described()}
+            text = shaping.compact_json(content)
     block = TextContent(type="text", text=text)
     return result.model_copy(update={"content": [block, *links], "structured_content": content})
 

@@ -277,16 +277,19 @@ def _piece(card: dict[str, Any], *, brief_text: bool) -> _Piece:
 SHORTEST_CUT = 100
 
 
-def fit_listing(detail: dict[str, Any], *, max_tokens: int) -> dict[str, Any]:
-    """A full listing within `max_tokens` (model_bytes): its longest texts shortened (named
-    in truncated_fields, marked «…») until it fits."""
+def fit_listing(detail: dict[str, Any], *, max_tokens: int) -> tuple[dict[str, Any], str]:
+    """A full listing within `max_tokens` (model_bytes), and its text block: its longest
+    texts shortened (named in truncated_fields, marked «…») until it fits. The text is the
+    listing's compact JSON, so both forms are the same size: one dump sizes and writes it."""
     detail = dict(detail)
-    while estimate_tokens(model_bytes(detail, compact_json(detail))) > max_tokens:
+    text = compact_json(detail)
+    while estimate_tokens(len(text.encode())) > max_tokens:
         texts = [k for k, v in detail.items() if isinstance(v, str) and len(v) > SHORTEST_CUT]
         if not texts:
             break
         longest = max(texts, key=lambda name: len(compact_json(detail[name])))
-        text = detail[longest].removesuffix("…")
-        detail[longest] = text[: len(text) * 2 // 3] + "…"
+        cut = detail[longest].removesuffix("…")
+        detail[longest] = cut[: len(cut) * 2 // 3] + "…"
         detail["truncated_fields"] = sorted({*detail.get("truncated_fields", []), longest})
-    return detail
+        text = compact_json(detail)
+    return detail, text

@@ -81,14 +81,14 @@ def test_the_default_budget_is_well_under_claude_codes_25000_tokens():
 
 def test_the_largest_listing_is_shortened_to_the_budget_and_says_so():
     detail = largest_detail(7)
-    fitted = shaping.fit_listing(detail, max_tokens=2_000)
-    assert shaping.estimate_tokens(len(shaping.compact_json(fitted).encode())) <= 2_000
+    fitted, text = shaping.fit_listing(detail, max_tokens=2_000)
+    assert text == shaping.compact_json(fitted)
+    assert shaping.model_bytes(fitted, text) == len(text.encode())
+    assert shaping.estimate_tokens(len(text.encode())) <= 2_000
     assert {"description", "generated_description"} <= set(fitted["truncated_fields"])
     assert fitted["description"].endswith("…")
-    assert shaping.fit_listing({"id": 1, "description": "коротко"}, max_tokens=2_000) == {
-        "id": 1,
-        "description": "коротко",
-    }
+    short = {"id": 1, "description": "коротко"}
+    assert shaping.fit_listing(short, max_tokens=2_000) == (short, shaping.compact_json(short))
 
 
 def test_paging_hints_follow_the_total():
