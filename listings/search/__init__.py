@@ -89,7 +89,6 @@ from .text import (
     relevance_slice,
 )
 from .vector import (
-    BROAD_SHARE,
     VECTOR_SEARCH_OPTIONS_SQL,
     _ef_search_for,
     _embed,
@@ -105,7 +104,6 @@ from .vector import (
 )
 
 __all__ = [
-    "BROAD_SHARE",
     "CURRENCY_UNKNOWN",
     "DATABASE_DOWN",
     "DISTANCE_METRICS",

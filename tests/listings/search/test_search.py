@@ -538,8 +538,19 @@ def test_selective_filters_search_the_graph_wider(settings, hnsw_only):
     assert ef_search_of({"city": "Львів", "deal_type": "sale"}) == "700"
     settings.HNSW_SELECTIVE_SHARE = 0.1  # a filter keeping between a tenth and half
     kept = PropertyListing.objects.filter(city="Київ").count() / PropertyListing.objects.count()
-    assert 0.1 < kept < search.BROAD_SHARE
+    assert 0.1 < kept < settings.HNSW_BROAD_SHARE
     assert ef_search_of({"city": "Київ"}) == "120"
+    # A filter keeping more than half of the graph, but by what a listing is (`sale`): the
+    # main width (at 100 000 listings `sale`, 55 %, lost recall at the narrow one); the status
+    # alone keeping as much: the narrow one.
+    total = PropertyListing.objects.count()
+    sale = PropertyListing.objects.filter(deal_type="sale").count() / total
+    assert sale >= settings.HNSW_BROAD_SHARE == 0.5
+    assert ef_search_of({"deal_type": "sale"}) == "120"
+    assert ef_search_of({"listing_status": "any"}) == "50"
+    settings.HNSW_BROAD_SHARE = 1.01  # more than the graph holds: never narrow
+    assert ef_search_of({"listing_status": "any"}) == "120"
+    settings.HNSW_BROAD_SHARE = 0.5
     settings.HNSW_BROAD_MAX_ROWS = 100  # a graph too large for the narrow search
     assert ef_search_of({}) == "120"
     settings.HNSW_EF_SEARCH_BROAD = 1000  # never wider than HNSW_EF_SEARCH
