@@ -229,7 +229,12 @@ class PropertyListingQuerySet(models.QuerySet):
             if value is not None:
                 q &= Q(**{name: value})
         if filters.property_type is not None:
-            q &= Q(property_type__slug=filters.property_type)
+            # By id where the vocabulary knows the slug: the planner estimates the share.
+            ids = vocabulary.property_type_ids(filters.property_type) if vocabulary else ()
+            if ids:
+                q &= Q(property_type_id__in=ids)
+            else:
+                q &= Q(property_type__slug=filters.property_type)
         for name in ("deal_type", "listing_status", "building_type", "renovation_status"):
             value = getattr(filters, name)
             if value is not None:

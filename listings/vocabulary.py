@@ -282,6 +282,12 @@ class Vocabulary:
     priced_currencies: Mapping[str | None, int] = field(default_factory=dict)
     aliases: Mapping[str, str] = field(default_factory=dict)
     null_currency: str | None = None
+    # Property type slug -> the ids of property_types carrying it (empty: not read).
+    property_types: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+
+    def property_type_ids(self, slug: str) -> tuple[int, ...]:
+        """The ids a property type filter matches; empty when the slug is not known."""
+        return self.property_types.get(slug, ())
 
     # --- enums ----------------------------------------------------------------------------
 

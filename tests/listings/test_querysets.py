@@ -129,3 +129,19 @@ def test_contains_pattern_writes_what_icontains_writes(word):
     )
     assert ours == djangos
     assert like_pattern(word) in ours[1]
+
+
+def test_a_property_type_known_to_the_vocabulary_is_matched_by_its_ids():
+    from listings.vocabulary import Vocabulary
+
+    filters = parse_filters({"property_type": "house"})
+    known = Vocabulary(property_types={"house": (3, 7), "apartment": (1,)})
+    sql, params = compiled(listings().filtered(filters, RATES, known))
+    where = sql.split(" WHERE ", 1)[1]
+    # ids the planner has statistics for, no join to property_types
+    assert '"property_listings"."property_type_id" IN (%s, %s)' in where
+    assert "property_types" not in sql and 3 in params and 7 in params
+    # a slug the vocabulary has not seen (a type added since it was read): the join
+    for vocabulary in (Vocabulary(property_types={"apartment": (1,)}), Vocabulary(), None):
+        sql, params = compiled(listings().filtered(filters, RATES, vocabulary))
+        assert '"property_types"."slug" = %s' in sql and "house" in params

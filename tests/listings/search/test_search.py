@@ -558,6 +558,24 @@ def test_selective_filters_search_the_graph_wider(settings, hnsw_only):
     assert ef_search_of({}) == "120"
 
 
+def test_a_property_type_filter_is_estimated_from_the_tables_statistics():
+    """Sent as ids, not through the join the planner can only guess at: the estimate decides
+    between the exact scan and the index (at 100 000 listings the join's guess, 11 210 houses
+    for 6 709, took the index at recall@10 0.73; by ids the exact scan, 1.0)."""
+    from listings.filters import parse_filters
+    from listings.runtime import _rates, estimated_count
+    from listings.search.filtering import live_vocabulary
+
+    filters = parse_filters({"property_type": "house"})
+    rows = PropertyListing.objects.using("listings")
+    by_ids = rows.filtered(filters, _rates(), live_vocabulary())
+    by_join = rows.filtered(filters, _rates(), None)
+    houses = set(by_join.values_list("id", flat=True))
+    assert "property_types" not in str(by_ids.query) and "property_types" in str(by_join.query)
+    assert houses and set(by_ids.values_list("id", flat=True)) == houses
+    assert abs(estimated_count(by_ids) - len(houses)) <= 0.25 * len(houses)
+
+
 def test_third_party_text_is_marked_untrusted_and_left_intact():
     from listings.results import UNTRUSTED_FIELDS, UNTRUSTED_NOTICE
 
