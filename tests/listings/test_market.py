@@ -7,6 +7,7 @@ import statistics
 from collections import defaultdict
 from itertools import combinations, pairwise
 
+import numpy as np
 import pytest
 from django.conf import settings
 from django.core.management import call_command
@@ -356,6 +357,67 @@ def test_a_page_shows_one_card_per_property():
     assert collapsed.duplicates_collapsed == len(ids) - len(kept) >= 1
     assert [i for i in ids if i in kept] == kept  # the order is kept
     assert market.collapse_duplicates(collapsed) == collapsed  # nothing left to fold
+
+
+def _folded_by_the_full_rule(page) -> dict[int, int]:
+    """later id -> the earlier card it folds into, every pair of the page judged by the
+    whole rule from the table (as every page was before the cards screened the pairs)."""
+    from listings.querysets import price_in
+    from listings.runtime import _rates
+
+    ids = [card.id for card in page.listings]
+    rows = {
+        row["id"]: row
+        for row in PropertyListing.objects.filter(id__in=ids)
+        .annotate(usd=price_in("USD", _rates(), None))
+        .values("id", "embedding", "usd", *market.RULE_FIELDS)
+    }
+    first_of: dict[int, int] = {}
+    for position, later in enumerate(ids):
+        for earlier in ids[:position]:
+            if earlier in first_of:
+                continue
+            a, b = rows[earlier]["embedding"], rows[later]["embedding"]
+            similarity = None
+            if a is not None and b is not None:
+                a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+                similarity = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+            if market.same_property(rows[earlier], rows[later], similarity):
+                first_of[later] = earlier
+                break
+    return first_of
+
+
+def test_the_cards_screen_out_no_pair_the_whole_rule_would_fold():
+    from django.db import connections
+    from django.test.utils import CaptureQueriesContext
+
+    planted = sorted(_planted_pairs())
+    pages = []
+    for a, _ in planted[:12]:
+        first = PropertyListing.objects.get(id=a)
+        filters = {"city": first.city, "deal_type": first.deal_type, "listing_status": "any"}
+        pages.append(search.fulltext_search(filters=filters, limit=50))
+    pages.append(search.semantic_search(query="квартира з балконом", limit=50))
+    folded_pages = unread_pages = 0
+    for page in pages:
+        expected = _folded_by_the_full_rule(page)
+        collapsed = market.collapse_duplicates(page)
+        hidden = {i for card in collapsed.listings for i in card.duplicate_ids}
+        assert hidden == set(expected) and collapsed.duplicates_collapsed == len(expected)
+        folded_pages += bool(expected)
+        alike = any(
+            market._may_be_same(earlier, later)
+            for position, later in enumerate(page.listings)
+            for earlier in page.listings[:position]
+        )
+        if not alike:  # nothing to fold and nothing read
+            with CaptureQueriesContext(connections["listings"]) as queries:
+                assert market.collapse_duplicates(page) == page
+            assert len(queries) == 0
+            unread_pages += 1
+    assert folded_pages >= 6  # the planted pairs are on these pages
+    assert unread_pages >= 1
 
 
 def test_collapsed_note_speaks_ukrainian():
