@@ -597,6 +597,40 @@ def interpretation_figures(rounds: int = 5) -> dict[str, Any]:
     }
 
 
+def collapse_figures(rounds: int = 5) -> dict[str, Any]:
+    """What collapsing duplicates, the search tools' default, adds to a search call:
+    listings.market.collapse_duplicates on the semantic pages of the benchmark's queries
+    under its filter mix (10 cards each), and how many of them had a pair of cards alike
+    enough to be read from the table."""
+
+    pages = [
+        search.semantic_search(query=query, filters=filters, limit=10)
+        for query in QUERIES
+        for filters in FILTER_MIX
+    ]
+    read = sum(
+        any(
+            market._may_be_same(earlier, later)
+            for position, later in enumerate(page.listings)
+            for earlier in page.listings[:position]
+        )
+        for page in pages
+    )
+    times = []
+    for _ in range(rounds):
+        for page in pages:
+            started = time.perf_counter()
+            market.collapse_duplicates(page)
+            times.append((time.perf_counter() - started) * 1000)
+    times.sort()
+    return {
+        "pages": len(pages),
+        "pages_read": read,
+        "p50_ms": round(statistics.median(times), 3),
+        "p90_ms": round(times[int(len(times) * 0.9)], 3),
+    }
+
+
 # --- recall of filtered vector search --------------------------------------------------------
 
 BUCKET_CANDIDATES: list[dict[str, Any]] = [

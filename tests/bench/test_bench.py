@@ -29,6 +29,10 @@ def test_bench_search_prints_the_table_and_writes_the_same_json(tmp_path):
     )
     report = json.loads(out.read_text())
     assert report["printed"] in stdout.getvalue()
+    collapse = report["collapse"]
+    assert collapse["pages"] == len(bench.QUERIES) * len(bench.FILTER_MIX)
+    assert 0 <= collapse["pages_read"] <= collapse["pages"]
+    assert 0 < collapse["p50_ms"] <= collapse["p90_ms"]
     modes = {s["mode"] for s in report["series"]}
     assert modes == {
         "semantic",
