@@ -25,11 +25,12 @@ to encode.
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 from typing import Any
 
 from django.conf import settings
-from mcp.server import _streamable_http_modern as sdk_modern
+from mcp.server import _streamable_http_modern as sdk_modern  # private: see below
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp.shared.inbound import ERROR_CODE_HTTP_STATUS
@@ -48,6 +49,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from listings.errors import SearchError
 
+logger = logging.getLogger("vmk.mcp")
 CACHED_RESOURCES = frozenset({"schema://property_listings"})
 UNKNOWN_PROMPT = "Unknown prompt '{name}'. Prompts: {prompts}."
 PROMPT_ARGUMENTS = "Prompt '{name}': {problem}"
@@ -252,9 +254,9 @@ def _without_session_on_400(send: Send) -> Send:
 
 
 # The SDK's writers of 2026-07-28 answers (mcp 2.3, `mcp.server._streamable_http_modern`),
-# kept for the one case they handle differently.
-_SDK_WRITE = sdk_modern._write
-_SDK_SSE_EVENT = sdk_modern._sse_event
+# kept for the one case they handle differently; None in an SDK that has renamed them.
+_SDK_WRITE: Any = getattr(sdk_modern, "_write", None)
+_SDK_SSE_EVENT: Any = getattr(sdk_modern, "_sse_event", None)
 
 
 def _wire_json(msg: JSONRPCResponse | JSONRPCError | JSONRPCNotification) -> str:
@@ -281,7 +283,15 @@ def _sse_event_utf8(msg: JSONRPCResponse | JSONRPCError | JSONRPCNotification) -
     return f"event: message\r\ndata: {_wire_json(msg)}\r\n\r\n".encode()
 
 
-def install_utf8_answers() -> None:
-    """Have the SDK write 2026-07-28 answers (JSON and SSE events) as UTF-8 JSON."""
+def install_utf8_answers() -> bool:
+    """Have the SDK write 2026-07-28 answers (JSON and SSE events) as UTF-8 JSON; where an
+    SDK no longer has the writers this replaces, say so and leave its own (escaped)."""
+    if _SDK_WRITE is None or _SDK_SSE_EVENT is None:
+        logger.warning(
+            "2026-07-28 answers are sent as the MCP SDK writes them, Cyrillic escaped: "
+            "this SDK has no _write/_sse_event in mcp.server._streamable_http_modern"
+        )
+        return False
     sdk_modern._write = _write_utf8
     sdk_modern._sse_event = _sse_event_utf8
+    return True

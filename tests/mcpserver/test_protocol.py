@@ -193,6 +193,18 @@ async def test_2026_answers_are_written_as_the_sdk_writes_them_but_in_utf8(messa
         assert b"\\u04" in sdk_body and len(body) < len(sdk_body)
 
 
+def test_an_sdk_without_the_writers_keeps_its_own_and_says_so(monkeypatch, caplog):
+    from mcp.server import _streamable_http_modern as sdk_modern
+
+    assert protocol.install_utf8_answers() is True
+    assert sdk_modern._write is protocol._write_utf8
+    monkeypatch.setattr(sdk_modern, "_write", protocol._SDK_WRITE)
+    monkeypatch.setattr(protocol, "_SDK_WRITE", None)  # as if the SDK had renamed it
+    assert protocol.install_utf8_answers() is False
+    assert sdk_modern._write is not protocol._write_utf8
+    assert "Cyrillic escaped" in caplog.text
+
+
 def test_2026_sse_events_are_the_sdks_in_utf8():
     notification = JSONRPCNotification(
         jsonrpc="2.0", method="notifications/progress", params={"message": CYRILLIC}
