@@ -690,10 +690,11 @@ def _structure(listing: Any) -> dict[str, Any]:
     } | {"floors_count": listing.floors_count}
 
 
-def same_property(a: Mapping[str, Any], b: Mapping[str, Any], similarity: float | None) -> bool:
-    """DUPLICATE_RULE on two listings' fields (`usd`: the price in USD) and the similarity
-    of their embeddings (None when either has none)."""
-    for name in ("city", "deal_type", "property_type_id", "rooms_count", "floor", "floors_count"):
+def _alike(a: Mapping[str, Any], b: Mapping[str, Any], property_type: str) -> bool:
+    """DUPLICATE_RULE's place, kind, size and floor: the same city, deal, property type (the
+    field named `property_type`), rooms, floor and floors, districts not different, total
+    areas within DUPLICATE_AREA_TOLERANCE (or 1 m²)."""
+    for name in ("city", "deal_type", property_type, "rooms_count", "floor", "floors_count"):
         if a.get(name) != b.get(name):
             return False
     if not a.get("city") or a.get("rooms_count") is None:
@@ -704,7 +705,13 @@ def same_property(a: Mapping[str, Any], b: Mapping[str, Any], similarity: float 
     if not area_a or not area_b:
         return False
     tolerance = max(1.0, float(area_a) * DUPLICATE_AREA_TOLERANCE)
-    if abs(float(area_a) - float(area_b)) > tolerance + 1e-9:
+    return abs(float(area_a) - float(area_b)) <= tolerance + 1e-9
+
+
+def same_property(a: Mapping[str, Any], b: Mapping[str, Any], similarity: float | None) -> bool:
+    """DUPLICATE_RULE on two listings' fields (`usd`: the price in USD) and the similarity
+    of their embeddings (None when either has none)."""
+    if not _alike(a, b, "property_type_id"):
         return False
     usd_a, usd_b = a.get("usd"), b.get("usd")
     if not usd_a or not usd_b or abs(usd_b / usd_a - 1.0) > DUPLICATE_PRICE_TOLERANCE:
@@ -720,15 +727,7 @@ def _may_be_same(a: ListingCard, b: ListingCard) -> bool:
     its column: equal columns, equal fields), so only the pairs it passes are read from the
     table (price in USD, property type id, embeddings, phone) and judged in full. 2.1 ms a
     10-card page when every page was read (100 000 listings, embeddings parsed from text)."""
-    fields = ("city", "deal_type", "property_type", "rooms_count", "floor", "floors_count")
-    if any(getattr(a, name) != getattr(b, name) for name in fields):
-        return False
-    if not a.city or a.rooms_count is None or not a.total_area or not b.total_area:
-        return False
-    if a.district and b.district and a.district != b.district:
-        return False
-    tolerance = max(1.0, a.total_area * DUPLICATE_AREA_TOLERANCE)
-    return abs(a.total_area - b.total_area) <= tolerance + 1e-9
+    return _alike(vars(a), vars(b), "property_type")  # the type's name, not its id
 
 
 def _more_listings(count: int) -> str:
