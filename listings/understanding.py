@@ -94,17 +94,37 @@ def live_gazetteer() -> Gazetteer:
     return gazetteer
 
 
-def _read_property_types() -> dict[str, str]:
+def _read_property_types() -> list[tuple[Any, str, str]]:
+    """(id, slug, name) of every property type with a slug."""
     try:
         with _database():
-            return {t.slug: t.name for t in PropertyType.objects.all() if t.slug}
+            return [(t.id, t.slug, t.name) for t in PropertyType.objects.all() if t.slug]
     except DatabaseError:
-        return {}
+        return []
+
+
+def _property_type_rows() -> list[tuple[Any, str, str]]:
+    found: list[tuple[Any, str, str]] = remembered("property_types", _read_property_types)
+    return found
 
 
 def live_property_types() -> dict[str, str]:
-    found: dict[str, str] = remembered("property_types", _read_property_types)
-    return found
+    return {slug: name for _, slug, name in _property_type_rows()}
+
+
+def live_property_type_ids() -> dict[str, tuple[int, ...]]:
+    """Slug -> the ids of the property types carrying it: a filter by slug is sent as ids,
+    whose share the planner knows from the table's statistics (through the join it guessed:
+    11 210 houses for 6 709 at 100 000 listings, which sent vector search to the index
+    instead of the exact scan, recall@10 0.73). Empty when an id is not an integer: every
+    filter by slug then goes through the join."""
+    rows = _property_type_rows()
+    if not all(isinstance(type_id, int) for type_id, _, _ in rows):
+        return {}
+    ids: dict[str, tuple[int, ...]] = {}
+    for type_id, slug, _ in rows:
+        ids[slug] = (*ids.get(slug, ()), type_id)
+    return ids
 
 
 # --- place names in filters ----------------------------------------------------------------

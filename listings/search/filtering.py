@@ -37,26 +37,6 @@ def _vocabulary_sql() -> str:
     )
 
 
-def _read_property_types() -> dict[str, tuple[int, ...]]:
-    """Slug -> ids of the property types: a filter by slug is sent as ids, whose share the
-    planner knows from the table's statistics (through the join it guessed: 11 210 houses
-    for 6 700 at 100 000 listings, which sent vector search to the index instead of the
-    exact scan, recall@10 0.73)."""
-    types: dict[str, tuple[int, ...]] = {}
-    try:
-        with _database(), connections[LISTINGS].cursor() as cursor:
-            cursor.execute("SELECT slug, id FROM property_types WHERE slug IS NOT NULL")
-            rows = cursor.fetchall()
-    except DatabaseError:
-        logger.warning("the property types could not be read")
-        return {}
-    if not all(isinstance(type_id, int) for _, type_id in rows):
-        return {}  # ids of another type: every filter by slug goes through the join
-    for slug, type_id in rows:
-        types[str(slug)] = (*types.get(str(slug), ()), type_id)
-    return types
-
-
 def _read_vocabulary() -> vocabulary.Vocabulary:
     present: dict[str, dict[str, int]] = {name: {} for name in VOCABULARY_COLUMNS}
     nulls: dict[str, int] = dict.fromkeys(VOCABULARY_COLUMNS, 0)
@@ -90,7 +70,7 @@ def _read_vocabulary() -> vocabulary.Vocabulary:
         priced_currencies=priced,
         aliases=vocabulary.currency_aliases(settings.CURRENCY_ALIASES, list(_rates())),
         null_currency=settings.DEFAULT_CURRENCY or None,
-        property_types=_read_property_types(),
+        property_types=understanding.live_property_type_ids(),
     )
 
 
