@@ -125,10 +125,13 @@ def resource_link(card: dict[str, Any]) -> ResourceLink:
     return ResourceLink(uri=f"listing://{card['id']}", name=f"listing {card['id']}")
 
 
+def _json_size(value: Any) -> int:
+    return len(compact_json(value).encode())
+
+
 def _link_bytes(card: dict[str, Any]) -> int:
     """The bytes of the card's resource link as it is sent."""
-    sent = resource_link(card).model_dump(mode="json", by_alias=True, exclude_none=True)
-    return len(compact_json(sent).encode())
+    return _json_size(resource_link(card).model_dump(mode="json", by_alias=True, exclude_none=True))
 
 
 # A resource link's bytes around its listing id, which it writes twice (name and uri).
@@ -162,10 +165,6 @@ def text_of(content: dict[str, Any], *, text: str, page: bool) -> str:
     if page and text == "brief" and content.get("detail") != "brief":
         return compact_json(brief_text_page(content))
     return compact_json(content)
-
-
-def _json_size(value: Any) -> int:
-    return len(compact_json(value).encode())
 
 
 def model_bytes(content: dict[str, Any], text: str, links: int = 0) -> int:
