@@ -204,6 +204,7 @@ async def _answers(url: str, calls: list[tuple[str, dict[str, Any]]]) -> list[An
 def _checks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Issue 13's targets against this run's rows."""
     ours = {(r["mode"], r["workers"], r["concurrency"]): r for r in rows if r["who"] == "ours"}
+    bare_sdk = {(r["mode"], r["concurrency"]): r for r in rows if r["who"] == "sdk"}
     checks = []
     for mode, target in TARGETS.items():
         row = ours.get((mode, 1, TARGET_CONCURRENCY))
@@ -216,7 +217,7 @@ def _checks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "met": row["calls_per_s"] >= target and not row["errors"],
                 }
             )
-    bare = _sdk_p50(rows, "get", 1)
+    bare = bare_sdk[("get", 1)]["p50_ms"] if ("get", 1) in bare_sdk else None
     for workers in sorted({w for (mode, w, level) in ours if mode == "get" and level == 1}):
         row = ours[("get", workers, 1)]
         checks.append(
@@ -241,13 +242,6 @@ def _checks(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
             }
         )
     return checks
-
-
-def _sdk_p50(rows: list[dict[str, Any]], mode: str, level: int) -> float | None:
-    found = [
-        r for r in rows if r["who"] == "sdk" and r["mode"] == mode and r["concurrency"] == level
-    ]
-    return found[0]["p50_ms"] if found else None
 
 
 def _report_errors(server: LocalServer, stream: Any) -> None:
