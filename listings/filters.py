@@ -44,7 +44,9 @@ class Filters(BaseModel):
     )
     property_type_id: int | None = Field(None, ge=1, description="Property type id.")
     property_type: str | None = Field(
-        None, description="Property type slug, e.g. 'apartment', 'house' (see describe_schema)."
+        None,
+        description="Property type slug, e.g. 'apartment', 'house' (see describe_schema); "
+        "its name or a word for it ('квартира') is read as the slug.",
     )
     listing_status: str = Field(
         "active",

@@ -256,8 +256,8 @@ class SearchPage(BaseModel):
     )
     names_resolved: dict[str, dict[str, str]] | None = Field(
         None,
-        description="Place names in filters mapped to the value present in the database: "
-        "{'city': {'given': 'Kyiv', 'value': 'Київ'}}.",
+        description="Place names and the property type in filters mapped to the value "
+        "present in the database: {'city': {'given': 'Kyiv', 'value': 'Київ'}}.",
     )
     similarity_cut: SimilarityCut | None = Field(
         None,

@@ -20,7 +20,7 @@ from pydantic import ValidationError
 
 from .errors import InvalidArgument
 from .filters import BAD_FILTER_VALUE, Filters
-from .interpretation import PLACE_COLUMNS, Gazetteer, Interpretation
+from .interpretation import PLACE_COLUMNS, Gazetteer, Interpretation, property_type_named
 from .models import PropertyType
 from .runtime import LISTINGS, _database, remembered
 
@@ -28,6 +28,7 @@ logger = logging.getLogger("vmk.search")
 
 PLACE_UNKNOWN = "no listing has '{value}' (did you mean {suggestions}?)"
 PLACE_UNKNOWN_NO_SUGGESTION = "no listing has '{value}'; describe_schema lists the values present"
+PROPERTY_TYPE_UNKNOWN = "no property type '{value}'; allowed: {allowed}"
 INTERPRET_NOT_BOOL = "'interpret' must be true or false."
 SUMMARY_PREFIX = "Зрозуміли: "
 SUMMARY_NOTHING = "Зрозуміли: лише текст (фільтрів у запиті не знайдено)"
@@ -156,6 +157,27 @@ def resolve_places(filters: Filters, gazetteer: Gazetteer | None = None) -> Filt
             if notes is not None:
                 notes[column] = {"given": given, "value": value}
     return filters.model_copy(update=update) if update else filters
+
+
+def resolve_property_type(filters: Filters) -> Filters:
+    """The property type filter as the slug of a type present ('Квартира', 'квартири',
+    'flats' -> 'apartment'); raises InvalidArgument listing the slugs when it names none.
+    Taken as given when no type with a slug could be read (a table without property types:
+    the filter then matches what it matches)."""
+    given = filters.property_type
+    types = live_property_types()
+    if given is None or not types:
+        return filters
+    slug = property_type_named(given, types)
+    if slug is None:
+        problem = PROPERTY_TYPE_UNKNOWN.format(value=given, allowed=", ".join(sorted(types)))
+        raise InvalidArgument(BAD_FILTER_VALUE.format(key="property_type", problem=problem))
+    if slug == given:
+        return filters
+    notes = _notes.get()
+    if notes is not None:
+        notes["property_type"] = {"given": given, "value": slug}
+    return filters.model_copy(update={"property_type": slug})
 
 
 # --- merging what was read with the caller's filters ---------------------------------

@@ -2,7 +2,14 @@
 plus the remaining text (parser.py), and place names resolved against the values present
 (places.py). Pure: the search layer (listings.understanding) supplies the live values."""
 
-from .parser import Chip, Interpretation, interpret
+from .parser import Chip, Interpretation, interpret, property_type_named
 from .places import PLACE_COLUMNS, Gazetteer
 
-__all__ = ["PLACE_COLUMNS", "Chip", "Gazetteer", "Interpretation", "interpret"]
+__all__ = [
+    "PLACE_COLUMNS",
+    "Chip",
+    "Gazetteer",
+    "Interpretation",
+    "interpret",
+    "property_type_named",
+]

@@ -530,6 +530,27 @@ def _property(r: _Request) -> None:
             return
 
 
+def property_type_named(value: str, property_types: Mapping[str, str]) -> str | None:
+    """The slug of the type present that `value` names: its slug or name in any case, or a
+    word for it in any form ("квартири", "Flat", "будинок" -> apartment, apartment, house);
+    None when it names none of them."""
+    wanted = normal(" ".join(value.split()))
+    for slug, name in property_types.items():
+        if wanted in {normal(slug), normal(name)}:
+            return slug
+    words = wanted.split()
+    if len(words) != 1:
+        return None
+    forms = set(lemmas(words[0]))
+    if words[0].isascii() and words[0].endswith("s"):
+        forms.add(words[0][:-1])  # "houses", "flats"
+    found = {PROPERTY_WORDS[form] for form in forms if form in PROPERTY_WORDS}
+    if len(found) != 1:
+        return None
+    (slug,) = found
+    return str(slug) if slug in property_types else None
+
+
 def _place_allowed(r: _Request, place: Place, i: int, cue: bool) -> bool:
     if any(r.has(k, VIEW_WORDS) for k in (i - 1, i - 2, i - 3)):
         return False  # "з видом на Дніпро": the river

@@ -83,7 +83,7 @@ def live_vocabulary() -> vocabulary.Vocabulary:
 def _resolved(raw: Filters | Mapping[str, Any] | None) -> Filters:
     """Untrusted filters validated, their enum values checked against the live vocabulary."""
     resolved = resolve_filters(parse_filters(raw), live_vocabulary())
-    return understanding.resolve_places(resolved)
+    return understanding.resolve_property_type(understanding.resolve_places(resolved))
 
 
 def _filtered(filters: Filters) -> PropertyListingQuerySet:
@@ -95,7 +95,7 @@ def narrowed(queryset: PropertyListingQuerySet, raw: Mapping[str, Any]) -> Prope
     same Filters, resolution against the vocabulary and conditions, but listing_status not
     given is lifted ('any'), not 'active'. Raises InvalidArgument for a bad value."""
     filters = parse_filters({"listing_status": vocabulary.STATUS_ANY, **raw})
-    resolved = resolve_filters(filters, live_vocabulary())
+    resolved = understanding.resolve_property_type(resolve_filters(filters, live_vocabulary()))
     return queryset.filtered(resolved, _rates(), live_vocabulary())
 
 

@@ -114,6 +114,40 @@ def test_a_place_that_matches_nothing_is_an_error_naming_the_nearest():
     )
 
 
+@pytest.mark.parametrize("given", ["house", "House", "Будинок", "будинки", "houses", "дом"])
+def test_a_property_type_filter_resolves_to_the_slug_present(given):
+    page = search.fulltext_search(filters={"property_type": given}, limit=5)
+    houses = PropertyListing.objects.filter(property_type__slug="house", listing_status="active")
+    assert page.filters["property_type"] == "house"
+    assert page.total == houses.count() > 0
+    if given != "house":
+        assert page.names_resolved == {"property_type": {"given": given, "value": "house"}}
+    else:
+        assert page.names_resolved is None
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda f: search.semantic_search(query="квартира", filters=f),
+        lambda f: search.fulltext_search(filters=f),
+        lambda f: search.hybrid_search(query="квартира", filters=f),
+        lambda f: search.listing_stats(filters=f),
+    ],
+)
+def test_a_property_type_that_names_no_type_is_an_error_listing_the_slugs(run):
+    slugs = sorted(understanding.live_property_types())
+    assert {"apartment", "house"} <= set(slugs)
+    with pytest.raises(InvalidArgument) as error:
+        run({"property_type": "castle"})
+    assert error.value.message == BAD_FILTER_VALUE.format(
+        key="property_type",
+        problem=understanding.PROPERTY_TYPE_UNKNOWN.format(
+            value="castle", allowed=", ".join(slugs)
+        ),
+    )
+
+
 def test_interpret_must_be_a_boolean():
     with pytest.raises(InvalidArgument) as error:
         search.hybrid_search(query="квартира", interpret="yes")
