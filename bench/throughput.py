@@ -29,31 +29,53 @@ START_DELAY_SEC = 2.0
 class Outcome:
     """What the client processes measured in one run."""
 
+    concurrency: int = 0
+    client_processes: int = 0
     latencies_ms: list[float] = field(default_factory=list)
     errors: int = 0
     first_error: str = ""
     wall_seconds: float = 0.0
     client_cpu_seconds: float = 0.0
+    # None: the server's CPU was not read.
+    server_cpu_seconds: float | None = None
 
-    def summary(self) -> dict[str, Any]:
-        ordered = sorted(self.latencies_ms)
-        calls = len(ordered)
+    @property
+    def calls_per_s(self) -> float:
+        return len(self.latencies_ms) / self.wall_seconds if self.wall_seconds else 0.0
 
-        def pct(p: float) -> float:
-            return round(ordered[min(calls - 1, int(p * calls))], 2) if calls else 0.0
 
-        return {
-            "calls": calls,
-            "errors": self.errors,
-            "first_error": self.first_error,
-            "calls_per_s": round(calls / self.wall_seconds, 1) if self.wall_seconds else 0.0,
-            "p50_ms": round(statistics.median(ordered), 2) if calls else 0.0,
-            "p90_ms": pct(0.9),
-            "p99_ms": pct(0.99),
-            "client_cpu_ms_per_call": (
-                round(1000 * self.client_cpu_seconds / calls, 2) if calls else None
-            ),
-        }
+def summary(rounds: list[Outcome]) -> dict[str, Any]:
+    """One row from the rounds of the same runs: their calls and latencies together, the
+    calls/s of the whole time, and each round's calls/s when there are several."""
+    ordered = sorted(latency for outcome in rounds for latency in outcome.latencies_ms)
+    calls = len(ordered)
+    wall = sum(outcome.wall_seconds for outcome in rounds)
+    client_cpu = sum(outcome.client_cpu_seconds for outcome in rounds)
+    server_cpus = [outcome.server_cpu_seconds for outcome in rounds]
+
+    def pct(p: float) -> float:
+        return round(ordered[min(calls - 1, int(p * calls))], 2) if calls else 0.0
+
+    row = {
+        "calls": calls,
+        "errors": sum(outcome.errors for outcome in rounds),
+        "first_error": next((o.first_error for o in rounds if o.first_error), ""),
+        "calls_per_s": round(calls / wall, 1) if wall else 0.0,
+        "p50_ms": round(statistics.median(ordered), 2) if calls else 0.0,
+        "p90_ms": pct(0.9),
+        "p99_ms": pct(0.99),
+        "client_cpu_ms_per_call": round(1000 * client_cpu / calls, 2) if calls else None,
+        "concurrency": rounds[0].concurrency,
+        "client_processes": rounds[0].client_processes,
+        "server_cpu_ms_per_call": (
+            round(1000 * sum(c for c in server_cpus if c is not None) / calls, 2)
+            if calls and None not in server_cpus
+            else None
+        ),
+    }
+    if len(rounds) > 1:
+        row["rounds_calls_per_s"] = [round(outcome.calls_per_s, 1) for outcome in rounds]
+    return row
 
 
 async def _sessions(
@@ -131,12 +153,12 @@ def run(
     seconds: float,
     client_processes: int,
     server_pid: int | None = None,
-) -> dict[str, Any]:
+) -> Outcome:
     """`concurrency` sessions, spread over client processes, call `calls` in turn for
-    `seconds`: calls/s, latencies, errors, and CPU per call of the clients and the server."""
+    `seconds`: their latencies, errors, and the CPU of the clients and the server."""
     processes = max(1, min(client_processes, concurrency))
     shares = [concurrency // processes + (i < concurrency % processes) for i in range(processes)]
-    outcome = Outcome()
+    outcome = Outcome(concurrency=concurrency, client_processes=processes)
     with ProcessPoolExecutor(max_workers=processes, mp_context=get_context("spawn")) as pool:
         # The pool's processes start (and import the SDK) before the clock does.
         list(pool.map(abs, range(processes)))
@@ -148,18 +170,12 @@ def run(
         time.sleep(max(0.0, start - time.time()))
         server_cpu = python_cpu_seconds(server_pid) if server_pid else 0.0
         parts = [future.result() for future in futures]
-        server_cpu = (python_cpu_seconds(server_pid) - server_cpu) if server_pid else 0.0
+        if server_pid:
+            outcome.server_cpu_seconds = python_cpu_seconds(server_pid) - server_cpu
     for part in parts:
         outcome.latencies_ms += part["latencies_ms"]
         outcome.errors += part["errors"]
         outcome.first_error = outcome.first_error or part["first_error"]
         outcome.client_cpu_seconds += part["client_cpu_seconds"]
     outcome.wall_seconds = max(part["last_finished"] for part in parts) - start
-    summary = outcome.summary()
-    summary["concurrency"] = concurrency
-    summary["client_processes"] = processes
-    calls_done = summary["calls"]
-    summary["server_cpu_ms_per_call"] = (
-        round(1000 * server_cpu / calls_done, 2) if server_pid and calls_done else None
-    )
-    return summary
+    return outcome
