@@ -8,9 +8,9 @@ from django.conf import settings
 from django.db import connections, models
 from django.db.models import Count
 
-from . import capabilities
+from . import capabilities, understanding
 from .filters import Filters
-from .models import SERVICE_FIELDS, PropertyListing, PropertyType
+from .models import SERVICE_FIELDS, PropertyListing
 from .runtime import LISTINGS, Remembered
 from .vocabulary import FILTERED_ENUMS, NULL_STATUS_POLICY, Vocabulary
 
@@ -56,7 +56,7 @@ SAMPLE_QUERIES = [
     },
 ]
 
-# The cities and property types: describe_schema and the admin's choices read the same facts.
+# The cities: describe_schema and the admin's choices read the same facts.
 _live_cache = Remembered(LIVE_TTL_SEC)
 
 
@@ -109,14 +109,10 @@ def _read_top_cities() -> dict[str, int]:
 
 
 def property_types() -> list[dict[str, Any]]:
-    """Every property type (id, slug, name), by id."""
-    return _live_cache.get("property_types", _read_property_types)
-
-
-def _read_property_types() -> list[dict[str, Any]]:
+    """Every property type (id, slug, name), by id: the rows the filters resolve against."""
     return [
-        {"id": t.id, "slug": t.slug, "name": t.name}
-        for t in PropertyType.objects.all().order_by("id")
+        {"id": type_id, "slug": slug, "name": name}
+        for type_id, slug, name in understanding.property_type_rows()
     ]
 
 

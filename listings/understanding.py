@@ -95,22 +95,29 @@ def live_gazetteer() -> Gazetteer:
     return gazetteer
 
 
-def _read_property_types() -> list[tuple[Any, str, str]]:
-    """(id, slug, name) of every property type with a slug."""
+def _read_property_types() -> list[tuple[Any, str | None, str]]:
     try:
         with _database():
-            return [(t.id, t.slug, t.name) for t in PropertyType.objects.all() if t.slug]
+            return [(t.id, t.slug, t.name) for t in PropertyType.objects.order_by("id")]
     except DatabaseError:
+        logger.warning("the property types could not be read")
         return []
 
 
-def _property_type_rows() -> list[tuple[Any, str, str]]:
-    found: list[tuple[Any, str, str]] = remembered("property_types", _read_property_types)
+def property_type_rows() -> list[tuple[Any, str | None, str]]:
+    """(id, slug, name) of every property type, by id (read once a minute): the one read of
+    the table for filters, requests, describe_schema and the admin's choices; empty when it
+    cannot be read."""
+    found: list[tuple[Any, str | None, str]] = remembered("property_types", _read_property_types)
     return found
 
 
+def _slugged() -> list[tuple[Any, str, str]]:
+    return [(type_id, slug, name) for type_id, slug, name in property_type_rows() if slug]
+
+
 def live_property_types() -> dict[str, str]:
-    return {slug: name for _, slug, name in _property_type_rows()}
+    return {slug: name for _, slug, name in _slugged()}
 
 
 def live_property_type_ids() -> dict[str, tuple[int, ...]]:
@@ -119,7 +126,7 @@ def live_property_type_ids() -> dict[str, tuple[int, ...]]:
     11 210 houses for 6 709 at 100 000 listings, which sent vector search to the index
     instead of the exact scan, recall@10 0.73). Empty when an id is not an integer: every
     filter by slug then goes through the join."""
-    rows = _property_type_rows()
+    rows = _slugged()
     if not all(isinstance(type_id, int) for type_id, _, _ in rows):
         return {}
     ids: dict[str, tuple[int, ...]] = {}
