@@ -8,6 +8,7 @@ machine is shared, so compare ratios from the same run rather than absolute numb
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 import statistics
@@ -344,6 +345,24 @@ AS_THE_FUNCTION: dict[str, dict[str, Any]] = {
 }
 
 
+def with_agents_defaults(cases: list[Case]) -> list[Case]:
+    """The cases of the tools that have agents' defaults, called with them (the request read
+    into filters, duplicates collapsed): what an agent's call costs, not the same answer as
+    the function's (the filters read narrow it)."""
+    return [
+        dataclasses.replace(
+            case,
+            arguments={
+                key: value
+                for key, value in case.arguments.items()
+                if key not in AS_THE_FUNCTION[case.tool]
+            },
+        )
+        for case in cases
+        if case.tool in AS_THE_FUNCTION
+    ]
+
+
 def build_cases(
     seed: int, calls: int, vectors: dict[str, Any], listing_ids: list[int]
 ) -> list[Case]:
@@ -521,7 +540,7 @@ def run_function(cases: list[Case], concurrency: int) -> dict[str, Series]:
     return series
 
 
-async def _run_mcp(url: str, cases: list[Case], concurrency: int) -> dict[str, Series]:
+async def _run_mcp(url: str, cases: list[Case], concurrency: int, way: str) -> dict[str, Series]:
     from mcp import Client
 
     series: dict[str, Series] = {}
@@ -536,7 +555,7 @@ async def _run_mcp(url: str, cases: list[Case], concurrency: int) -> dict[str, S
                 started = time.perf_counter()
                 result = await client.call_tool(case.tool, case.arguments)
                 elapsed = (time.perf_counter() - started) * 1000
-                item = series.setdefault(case.mode, Series(case.mode, "mcp_http", concurrency))
+                item = series.setdefault(case.mode, Series(case.mode, way, concurrency))
                 item.latencies_ms.append(elapsed)
                 item.errors += int(bool(result.is_error))
 
@@ -548,8 +567,10 @@ async def _run_mcp(url: str, cases: list[Case], concurrency: int) -> dict[str, S
     return series
 
 
-def run_mcp(url: str, cases: list[Case], concurrency: int) -> dict[str, Series]:
-    return asyncio.run(_run_mcp(url, cases, concurrency))
+def run_mcp(
+    url: str, cases: list[Case], concurrency: int, way: str = "mcp_http"
+) -> dict[str, Series]:
+    return asyncio.run(_run_mcp(url, cases, concurrency, way))
 
 
 # --- embeddings ------------------------------------------------------------------------------

@@ -118,3 +118,40 @@ def test_mcp_costs_pair_calls_with_the_server_log_lines_in_order(tmp_path):
     assert rows["semantic"]["audit_p50_ms"] == 0.4
     # A log that does not match the calls one to one gives no figures rather than wrong ones.
     assert benchfloor.mcp_above_sql(cases[:1], series, lines) == []
+
+
+def test_the_agents_defaults_series_calls_the_search_tools_with_their_defaults():
+    cases = bench.seeded_cases(7, 12)
+    agents = bench.with_agents_defaults(cases)
+    searching = [case for case in cases if case.tool in bench.AS_THE_FUNCTION]
+    assert agents and len(agents) == len(searching) < len(cases)
+    for mine, theirs in zip(searching, agents, strict=True):
+        assert (
+            mine.arguments["interpret"] is False and mine.arguments["collapse_duplicates"] is False
+        )
+        assert "interpret" not in theirs.arguments and "collapse_duplicates" not in theirs.arguments
+        assert theirs.arguments == {
+            key: value
+            for key, value in mine.arguments.items()
+            if key not in {"interpret", "collapse_duplicates"}
+        }
+        assert (theirs.mode, theirs.tool) == (mine.mode, mine.tool)
+
+
+def test_the_agents_defaults_series_runs_through_a_real_server(tmp_path):
+    from bench.localserver import start_local_server
+
+    agents = bench.with_agents_defaults(bench.seeded_cases(7, 6))
+    server = start_local_server(
+        {"DJANGO_SETTINGS_MODULE": "tests.settings", "LOG_LEVEL": "INFO"}, log_dir=tmp_path
+    )
+    try:
+        series = bench.run_mcp(server.mcp_url, agents, 1, "mcp_defaults")
+    finally:
+        server.stop()
+    assert {item.way for item in series.values()} == {"mcp_defaults"}
+    assert set(series) == {case.mode for case in agents}
+    assert sum(len(item.latencies_ms) for item in series.values()) == len(agents)
+    assert all(item.errors == 0 for item in series.values())
+    # the calls reached the tools (one log line per call)
+    assert server.log is not None and "tool=search_similar_listings" in server.log.read_text()

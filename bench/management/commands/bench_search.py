@@ -91,6 +91,7 @@ class Command(BaseCommand):
             workload.run_raw(cases[: len(cases) // 4], 1)
             if url:
                 workload.run_mcp(url, cases[: len(cases) // 4], 1)
+                workload.run_mcp(url, workload.with_agents_defaults(cases[: len(cases) // 4]), 1)
             report["per_call"] = benchfloor.per_call_costs(cases)
             for level in levels:
                 for runner, way in ((workload.run_raw, "raw"), (workload.run_function, "function")):
@@ -110,6 +111,13 @@ class Command(BaseCommand):
                         time.sleep(0.5)  # the last call's log line
                         lines = benchfloor.server_lines(server.log, start)
                         report["mcp_per_call"] = benchfloor.mcp_above_sql(cases, mcp_series, lines)
+                    if level == 1:
+                        # What an agent's call costs: the same cases with the tools'
+                        # defaults (not the same answer: the filters read narrow it).
+                        self.stderr.write("  mcp with the tools' defaults at concurrency 1 ...")
+                        agents = workload.with_agents_defaults(cases)
+                        for item in workload.run_mcp(url, agents, 1, "mcp_defaults").values():
+                            report["series"].append(item.summary())
             if options["peer"] == "toolbox" and url:
                 self.stderr.write("  mcp and toolbox interleaved at concurrency 1 ...")
                 try:
