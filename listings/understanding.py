@@ -172,8 +172,10 @@ def resolve_property_type(filters: Filters) -> Filters:
     Taken as given when no type with a slug could be read (a table without property types:
     the filter then matches what it matches)."""
     given = filters.property_type
+    if given is None:
+        return filters  # most searches: no read of the types' rows
     types = live_property_types()
-    if given is None or not types:
+    if not types:
         return filters
     slug = property_type_named(given, types)
     if slug is None:
