@@ -73,7 +73,9 @@ def test_bench_search_prints_the_table_and_writes_the_same_json(tmp_path):
             assert 0 <= row["recall_worst_query"] <= min(served)
     per_call = {row["mode"]: row for row in report["per_call"]}
     assert per_call["get"]["statements_p50"] == 1
-    assert per_call["semantic"]["statements_p50"] >= 2
+    # at least the page's statement; how many more depends on whether an earlier test has
+    # already planned the same filters in this process (a cold plan adds an EXPLAIN)
+    assert per_call["semantic"]["statements_p50"] >= 1
     assert all(row["function_above_sql_p50_ms"] > 0 for row in per_call.values())
     assert all(r["mcp_over_floor_p50"] is None for r in report["ratios"])
     calls = {s["mode"]: s["calls"] for s in report["series"]}

@@ -5,15 +5,19 @@ from __future__ import annotations
 import json
 import statistics
 from io import StringIO
+from types import SimpleNamespace
 
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
+from bench.management.commands import bench_throughput
 from bench.management.commands.bench_throughput import scale_out
 
 
-def test_get_on_one_and_two_workers_and_the_bare_sdk(listings_db, tmp_path):
+def test_get_on_one_and_two_workers_and_the_bare_sdk(listings_db, tmp_path, monkeypatch):
+    # The servers' pools start with one connection: the warm-up grows them before the clock.
+    monkeypatch.setenv("DB_POOL_MIN", "1")
     out = tmp_path / "throughput.json"
     printed = StringIO()
     call_command(
@@ -36,6 +40,9 @@ def test_get_on_one_and_two_workers_and_the_bare_sdk(listings_db, tmp_path):
     ones, twos = rows["ours", 1]["rounds_calls_per_s"], rows["ours", 2]["rounds_calls_per_s"]
     assert len(ones) == len(twos) == 3 and min(ones + twos) > 0
     assert "rounds_calls_per_s" not in rows["sdk", 1]
+    # one worker's pool had grown to the 2 sessions (from /metrics) before the rounds ran
+    assert rows["ours", 1]["pool_connections"] >= 2
+    assert rows["ours", 2]["pool_connections"] >= 2
     [check] = report["checks"]
     assert check["what"] == "get, concurrency 2: 2 workers ≥ 1 worker (within the run's noise)"
     ratio, noise = scale_out(rows["ours", 1], rows["ours", 2])
@@ -54,6 +61,24 @@ def test_scale_out_is_the_median_ratio_of_rounds_within_one_workers_noise():
     assert noise == statistics.median([2 / 102, 12 / 102, 8 / 102, 2 / 102])
     # a whole-run comparison (one round each) has no noise to allow
     assert scale_out({"calls_per_s": 100.0}, {"calls_per_s": 99.0}) == (0.99, 0.0)
+
+
+def test_the_warm_up_runs_until_the_pool_stops_growing(monkeypatch):
+    sizes = iter([2, 4, 7, 7, 9])
+    monkeypatch.setattr(bench_throughput, "pool_connections", lambda server: next(sizes))
+    slices = []
+    server = SimpleNamespace(mcp_url="http://127.0.0.1:1/mcp")
+    warmed = bench_throughput._warmed(server, lambda *args: slices.append(args), "calls", 8, 0.2)
+    # grown 2 -> 4 -> 7, then a slice without growth: three slices, no process timed
+    assert warmed == 7 and slices == [(server.mcp_url, None, "calls", 8, 0.2)] * 3
+
+
+def test_the_warm_up_stops_after_its_longest_time(monkeypatch):
+    sizes = iter(range(100))
+    monkeypatch.setattr(bench_throughput, "pool_connections", lambda server: next(sizes))
+    slices = []
+    bench_throughput._warmed(SimpleNamespace(mcp_url=""), lambda *args: slices.append(args))
+    assert len(slices) == bench_throughput.WARM_MAX_SEC / bench_throughput.WARM_SEC
 
 
 def test_get_back_to_back_is_checked_against_three_ms(listings_db, tmp_path):

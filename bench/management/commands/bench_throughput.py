@@ -17,11 +17,14 @@ import os
 import platform
 import statistics
 import tempfile
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import httpx
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from prometheus_client.parser import text_string_to_metric_families
 
 from bench import baresdk, throughput, workload
 from bench.localserver import LocalServer, as_deployed, free_port, start_serve
@@ -46,10 +49,17 @@ NARROWED = {"semantic_unfiltered": ("semantic", lambda arguments: not arguments.
 # Issue 13: calls/s at concurrency 8 on one worker.
 TARGETS = {"get": 300.0, "semantic": 100.0}
 TARGET_CONCURRENCY = 8
-# Untimed calls before each tool and concurrency is timed on a server. Not at the highest
-# concurrency first: psycopg_pool lends its idle connections in turn (first in, first out),
-# and after a burst of 8 sessions `get` back to back took 3.17 ms instead of 2.90.
+# Untimed calls before each tool and concurrency is timed on a server, in slices of WARM_SEC
+# until the server's listings pool has stopped growing (at most WARM_MAX_SEC): psycopg_pool
+# opens one connection at a time, and each new one costs the database about 0.3 s of CPU
+# (the Ukrainian dictionary) at 100 000 listings, so a single 2 s slice left the first timed
+# round at 8 sessions 23 % slower than the rest (semantic, 94.2 calls/s against 122.6).
+# Not at the highest concurrency first: psycopg_pool lends its idle connections in turn
+# (first in, first out), and after a burst of 8 sessions `get` back to back took 3.17 ms
+# instead of 2.90; nor with DB_POOL_MIN raised, for the same reason (8 connections open from
+# the start: 2.96 and 3.08 ms against 2.89 and 2.86 with 2).
 WARM_SEC = 2.0
+WARM_MAX_SEC = 20.0
 # get_listing_by_id back to back through the SDK client, one session: p50 at most this.
 GET_P50_TARGET_MS = 3.0
 
@@ -161,12 +171,16 @@ class Command(BaseCommand):
                         raise CommandError(f"{mode} fails: {failed.content[0].text[:300]}")
                     answers.setdefault(mode, recorded)
                 for level in levels:
-                    for server in servers.values():
-                        # Untimed too, at this concurrency: each worker's pool has opened
-                        # (and warmed) the connections it will use before the clock runs
-                        # (the first timed round at 8 sessions was 10-30 % slower).
-                        timed(server.mcp_url, None, calls[mode], level, WARM_SEC / seconds)
-                    self.stderr.write(f"  ours {mode} concurrency {level}, {rounds} round(s) ...")
+                    # Untimed too, at this concurrency: each worker's pool has opened (and
+                    # warmed) the connections it will use before the clock runs.
+                    pools = {
+                        workers: _warmed(server, timed, calls[mode], level, WARM_SEC / seconds)
+                        for workers, server in servers.items()
+                    }
+                    self.stderr.write(
+                        f"  ours {mode} concurrency {level}, {rounds} round(s) "
+                        f"(pool connections: {pools}) ..."
+                    )
                     parts: dict[int, list[throughput.Outcome]] = {w: [] for w in worker_counts}
                     for turn in range(rounds):
                         for workers in worker_counts[:: -1 if turn % 2 else 1]:
@@ -182,6 +196,7 @@ class Command(BaseCommand):
                             )
                     for workers in worker_counts:
                         row = throughput.summary(parts[workers])
+                        row["pool_connections"] = pools[workers]
                         rows.append({"who": "ours", "workers": workers, "mode": mode, **row})
         finally:
             for server in servers.values():
@@ -242,6 +257,37 @@ class Command(BaseCommand):
         w("\nchecks")
         for check in report["checks"]:
             w(f"  {'met' if check['met'] else 'NOT met':8} {check['what']}: {check['figure']}")
+
+
+def pool_connections(server: LocalServer) -> int | None:
+    """The connections the server's listings pool holds, over all its workers (its /metrics,
+    vmk_db_pool_connections{state="size"}); None where /metrics does not say."""
+    try:
+        response = httpx.get(f"{server.url}/metrics", timeout=5)
+    except httpx.HTTPError:
+        return None
+    if response.status_code != 200:
+        return None
+    for family in text_string_to_metric_families(response.text):
+        if family.name == "vmk_db_pool_connections":
+            for sample in family.samples:
+                if sample.labels.get("state") == "size":
+                    return int(sample.value)
+    return None
+
+
+def _warmed(server: LocalServer, timed: Callable[..., Any], *args: Any) -> int | None:
+    """Untimed calls on the server (`timed` without a process to measure, WARM_SEC a time)
+    until its pool has stopped growing, or for WARM_MAX_SEC; the pool's connections then."""
+    size = pool_connections(server)
+    spent = 0.0
+    while True:
+        timed(server.mcp_url, None, *args)
+        spent += WARM_SEC
+        grown = pool_connections(server)
+        if grown is None or size is None or grown <= size or spent >= WARM_MAX_SEC:
+            return grown
+        size = grown
 
 
 async def _answers(url: str, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
