@@ -53,9 +53,15 @@ def parses(word: str) -> tuple[Any, ...]:
 
 @functools.lru_cache(maxsize=100_000)
 def lemmas(word: str) -> frozenset[str]:
-    """The word itself and every dictionary form pymorphy3 offers for it."""
+    """The word itself and every dictionary form pymorphy3 offers for it; for a Latin word
+    of more than three letters ending in s, also the word without it ("rooms", "flats",
+    "houses": English has no analyser here, and a plural read as a typo of the singular
+    told the caller it was corrected)."""
     word = normal(word)
-    return frozenset({word, *(normal(p.normal_form) for p in parses(word))})
+    found = {word, *(normal(p.normal_form) for p in parses(word))}
+    if word.isascii() and len(word) > 3 and word.endswith("s"):
+        found.add(word[:-1])
+    return frozenset(found)
 
 
 @functools.lru_cache(maxsize=100_000)

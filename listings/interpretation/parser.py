@@ -48,6 +48,8 @@ WITHOUT, WITH, BALCONY = _set("without"), _set("with"), _set("balcony_words")
 METRO_CUES, DISTRICT_CUES, NEAR = _set("metro_cues"), _set("district_cues"), _set("near_words")
 PLACE_PREPS, VIEW_WORDS, STOP_WORDS = _set("place_preps"), _set("view_words"), _set("stop_words")
 DASHES = frozenset({"-", "–", "—"})
+# The word between a range's ends after "від" ("від 30 до 40", "from 2 to 3").
+RANGE_TO = frozenset({"до", "to", "по"})
 CONJUNCTIONS = frozenset({"і", "й", "та", "и", "and", "or", "або", ","})
 FLOOR_PREPS = frozenset({"на", "on", "the"})
 STOREYS_PREPS = frozenset({"з", "із", "зі", "of", "из", "в"})
@@ -208,6 +210,14 @@ class _Request:
         unit, j = self.area_unit(j) if code is None else (None, j)
         return _Quantity(i, j, low, high, code, mult, unit)
 
+    def range_unit(self, quantity: _Quantity, op: str | None) -> str | None:
+        """The unit said after a range's second end only ("від 50 до 70 м²"): the first
+        end's too."""
+        if op != "min" or quantity.unit or self.low(quantity.end) not in RANGE_TO:
+            return quantity.unit
+        following = self.quantity(quantity.end + 1)
+        return following.unit if following is not None else None
+
     def operator(self, i: int) -> tuple[str | None, int]:
         """'min' or 'max' said before token i ("від", "не більше", "up to"), and where."""
         j = i - 1
@@ -228,7 +238,7 @@ class _Request:
             low, high = sorted((quantity.low, quantity.high))
             return low, high
         if op == "min":
-            if self.low(quantity.end) in {"до", "to", "по"} and self.kind(quantity.end + 1):
+            if self.low(quantity.end) in RANGE_TO and self.kind(quantity.end + 1):
                 following = self.quantity(quantity.end + 1)
                 if following is not None and following.unit == quantity.unit:
                     factor = 1.0
@@ -285,9 +295,12 @@ def _area(r: _Request) -> None:
         if r.kind(i) != "num":
             continue
         quantity = r.quantity(i)
-        if quantity is None or quantity.unit is None:
+        if quantity is None:
             continue
         op, start = r.operator(i)
+        quantity.unit = r.range_unit(quantity, op)
+        if quantity.unit is None:
+            continue
         cue = any(r.has(k, AREA_CUES) for k in range(max(0, start - 3), start))
         if quantity.unit == "metres" and (not cue or r.has(quantity.end, DISTANCE_AFTER)):
             continue  # "500 метрів до метро": a distance
@@ -358,9 +371,14 @@ def _floor_chain(r: _Request, s: int) -> tuple[int, list[tuple[bool, int | str]]
 
 
 def _floor(r: _Request) -> None:
+    storeys_until = -1  # the end of "від 2 до 3 поверхів": no number in it is a floor
     for i in range(len(r.tokens)):
+        if i <= storeys_until:
+            continue
         if r.kind(i) == "num":
-            j = i + 1
+            j, high = i + 1, None
+            if r.low(j) in RANGE_TO and r.kind(j + 1) == "num" and r.operator(i)[0] == "min":
+                high, j = int(r.tokens[j + 1].number), j + 2  # "від 2 до 5 поверху"
             if r.low(j) == "/" and r.kind(j + 1) == "num":
                 j += 2
             if r.low(j) in DASHES and r.kind(j + 1) == "word" and r.low(j + 1) in SUFFIXES:
@@ -376,10 +394,16 @@ def _floor(r: _Request) -> None:
             storeys = plural_only(r.low(j)) or ("gent" in case and not case & {"nomn", "loct"})
             if storeys and not (on or op):
                 continue  # "2 поверхи", "2 этажа": how many storeys, not which floor
+            if high is not None and plural_only(r.low(j)):
+                storeys_until = j  # "від 2 до 3 поверхів": storeys too ("до 5 поверху": a floor)
+                continue
             if on:
                 start -= 1
             end = r.skip_dot(j + 1)
-            if op == "min":
+            if high is not None:
+                low, high = sorted((number, high))
+                r.take(start, end, f"{low}–{high} поверх", {"min_floor": low, "max_floor": high})
+            elif op == "min":
                 r.take(start, end, f"від {number} поверху", {"min_floor": number})
             elif op == "max":
                 r.take(start, end, f"до {number} поверху", {"max_floor": number})
@@ -403,6 +427,15 @@ def _floor(r: _Request) -> None:
                 r.take(i, end, ", ".join(labels), values)
 
 
+def _count(r: _Request, i: int) -> int | None:
+    """The whole number token i says, in digits or in words; None if it says none."""
+    if r.kind(i) == "num":
+        return int(r.tokens[i].number)
+    if r.kind(i) == "word" and r.has(i, NUMBER_WORDS):
+        return int(r.value(i, NUMBER_WORDS))
+    return None
+
+
 def _rooms(r: _Request) -> None:
     for i in range(len(r.tokens)):
         if "rooms_count" in r.filters or "min_rooms" in r.filters:
@@ -413,6 +446,10 @@ def _rooms(r: _Request) -> None:
             j, high = i + 1, None
             if r.low(j) in DASHES and r.kind(j + 1) == "num":
                 high, j = int(r.tokens[j + 1].number), j + 2
+            elif r.low(j) in RANGE_TO and r.operator(i)[0] == "min":
+                # "від 2 до 3 кімнат", "от двух до трёх комнат"
+                high = _count(r, j + 1)
+                j = j + 2 if high is not None else j
             while r.low(j) in DASHES or r.low(j) in {"х", "x", "ти", "ох"}:
                 j += 1
             if not (r.kind(j) == "word" and r.has(j, ROOM_UNITS)) or not 0 < count <= 20:
@@ -516,7 +553,8 @@ def _property(r: _Request) -> None:
             slug = str(r.value(i, PROPERTY_WORDS))
             if slug not in r.property_types:
                 continue
-            as_object = r.low(i) == "house" or grammemes(r.low(i)) & {"nomn", "accs"}
+            # English words have no case to tell the building a flat is in ("houses" too)
+            as_object = r.low(i).isascii() or grammemes(r.low(i)) & {"nomn", "accs"}
             if slug == "house" and not as_object:
                 continue  # "у будинку", "будинку з 9 поверхів": the building a flat is in
             found.append((i, slug))
@@ -541,10 +579,7 @@ def property_type_named(value: str, property_types: Mapping[str, str]) -> str | 
     words = wanted.split()
     if len(words) != 1:
         return None
-    forms = set(lemmas(words[0]))
-    if words[0].isascii() and words[0].endswith("s"):
-        forms.add(words[0][:-1])  # "houses", "flats"
-    found = {PROPERTY_WORDS[form] for form in forms if form in PROPERTY_WORDS}
+    found = {PROPERTY_WORDS[form] for form in lemmas(words[0]) if form in PROPERTY_WORDS}
     if len(found) != 1:
         return None
     (slug,) = found

@@ -52,6 +52,9 @@ CASES = [
     ("шукаю трикімнатну", {"rooms_count": 3}),
     ("студія", {"rooms_count": 1}),
     ("2-3 кімнати", {"min_rooms": 2, "max_rooms": 3}),
+    ("від 2 до 3 кімнат", {"min_rooms": 2, "max_rooms": 3}),
+    ("от двух до трёх комнат", {"min_rooms": 2, "max_rooms": 3}),
+    ("from 2 to 3 rooms", {"min_rooms": 2, "max_rooms": 3}),
     ("двухкомнатная квартира", {"rooms_count": 2}),
     ("3 bedroom flat", {"rooms_count": 3, "property_type": "apartment"}),
     # prices
@@ -70,12 +73,17 @@ CASES = [
     ("від 50 м²", {"min_area": 50}),
     ("до 40 кв.м", {"max_area": 40}),
     ("площею 60-80 м2", {"min_area": 60, "max_area": 80}),
+    ("квартира у Львові від 50 до 70 м2", {"min_area": 50, "max_area": 70, "city": "Львів"}),
+    ("от 50 до 70 квадратных метров", {"min_area": 50, "max_area": 70}),
+    ("from 50 to 70 m2", {"min_area": 50, "max_area": 70}),
     # floor
     ("на першому поверсі", {"floor": 1}),
     ("на 5 поверсі", {"floor": 5}),
     ("не на останньому поверсі", {"not_top_floor": True}),
     ("не на першому і не на останньому поверсі", {"min_floor": 2, "not_top_floor": True}),
     ("на втором этаже", {"floor": 2}),
+    ("від 2 до 5 поверху", {"min_floor": 2, "max_floor": 5}),
+    ("от 3 до 9 этажа", {"min_floor": 3, "max_floor": 9}),
     # deal type
     ("оренда квартири", {"deal_type": "rent_long"}),
     ("зняти квартиру", {"deal_type": "rent_long"}),
@@ -91,6 +99,8 @@ CASES = [
     ("кімната для студента", {"property_type": "room"}),
     ("гараж", {"property_type": "garage"}),
     ("офіс в центрі", {"property_type": "office"}),
+    ("houses in Lviv", {"property_type": "house", "city": "Львів"}),
+    ("flats for rent", {"property_type": "apartment"}),
     # places
     ("у Львові", {"city": "Львів"}),
     ("в Києві", {"city": "Київ"}),
@@ -149,6 +159,25 @@ def test_what_must_not_be_read(gazetteer, text, expected, absent):
     found = read(text, gazetteer).filters
     assert {key: found.get(key) for key in expected} == expected
     assert [key for key in absent if key in found] == []
+
+
+def test_a_range_said_with_from_and_to_keeps_both_ends_and_leaves_no_number(gazetteer):
+    for text, label in (
+        ("від 50 до 70 м²", "50–70 м²"),
+        ("від 2 до 3 кімнат", "2–3 кімнати"),
+        ("від 2 до 5 поверху", "2–5 поверх"),
+    ):
+        reading = read(text, gazetteer)
+        assert reading.text == "" and [chip.label for chip in reading.chips] == [label], text
+    # storeys ("будинок від 2 до 3 поверхів") are no floor range
+    storeys = read("будинок від 2 до 3 поверхів", gazetteer)
+    assert "min_floor" not in storeys.filters and "max_floor" not in storeys.filters
+
+
+def test_an_english_plural_is_read_as_its_word_and_not_reported_as_a_typo(gazetteer):
+    for text in ("3 rooms", "flats in Lviv", "houses"):
+        assert read(text, gazetteer).corrected == {}, text
+    assert morphology.lemmas("rooms") >= {"room"} and morphology.lemmas("gas") == {"gas"}
 
 
 def test_the_issue_example_leaves_the_words_that_are_not_filters(gazetteer):
