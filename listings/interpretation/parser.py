@@ -43,6 +43,8 @@ FILLERS, THOUSANDS, MILLIONS = _set("filler_words"), _set("thousands"), _set("mi
 AREA_UNITS, METRES, SQUARE = _set("area_units"), _set("area_metres"), _set("area_square")
 AREA_CUES, DISTANCE_AFTER = _set("area_cues"), _set("distance_after")
 SHORT_NOUNS, SHORT_PREPS = _set("short_rent_nouns"), _set("short_rent_preps")
+# "на місяць", "/міс", "per month": a price by the month is a long rent
+MONTH_NOUNS, MONTH_PREPS = _set("long_rent_nouns"), _set("long_rent_preps")
 BUILDING_NOUNS, RENOVATION_NOUNS = _set("building_nouns"), _set("renovation_nouns")
 WITHOUT, WITH, BALCONY = _set("without"), _set("with"), _set("balcony_words")
 METRO_CUES, DISTRICT_CUES, NEAR = _set("metro_cues"), _set("district_cues"), _set("near_words")
@@ -308,7 +310,9 @@ def _area(r: _Request) -> None:
             continue
         low, high = r.bounds(quantity, op)
         if op is None and quantity.high is None:
-            low, high = quantity.low * (1 - BARE_AREA_SPREAD), quantity.low * (1 + BARE_AREA_SPREAD)
+            # rounded: 45 * 1.1 is 49.50000000000001, which the caller would see in `filters`
+            low = round(quantity.low * (1 - BARE_AREA_SPREAD), 2)
+            high = round(quantity.low * (1 + BARE_AREA_SPREAD), 2)
             label = f"≈ {_number(quantity.low)} м²"
         else:
             label = _range_label(low, high, "м²")
@@ -481,9 +485,12 @@ def _deal(r: _Request) -> None:
         if r.kind(i) != "word":
             continue
         deal = None
+        start = i - 1 if r.low(i - 1) in {"for", "на", "в", "під"} and r.free(i - 1) else i
         end = i + 1
         if r.low(i) in SHORT_PREPS and r.has(i + 1, SHORT_NOUNS):
             deal, end = "rent_short", i + 2
+        elif r.has(i, MONTH_NOUNS) and r.free(i - 1) and r.low(i - 1) in MONTH_PREPS:
+            deal, start, end = "rent_long", i - 1, r.skip_dot(i + 1)
         elif r.has(i, DEAL_WORDS):
             deal = r.value(i, DEAL_WORDS)
         if deal is None:
@@ -492,10 +499,10 @@ def _deal(r: _Request) -> None:
             r.filters.pop("deal_type")
             r.chips = [chip for chip in r.chips if chip.filters != ("deal_type",)]
         if "deal_type" not in r.filters:
-            start = i - 1 if r.low(i - 1) in {"for", "на", "в", "під"} and r.free(i - 1) else i
             r.take(start, end, str(DealType(deal).label), {"deal_type": deal})
-        else:
-            r.used[i] = True
+        else:  # said already ("оренда ... на місяць"): the words are not searched for
+            for k in range(start, end):
+                r.used[k] = True
 
 
 def _renovation(r: _Request) -> None:

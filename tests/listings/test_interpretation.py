@@ -73,6 +73,7 @@ CASES = [
     ("від 50 м²", {"min_area": 50}),
     ("до 40 кв.м", {"max_area": 40}),
     ("площею 60-80 м2", {"min_area": 60, "max_area": 80}),
+    ("квартира 45 м2", {"min_area": 40.5, "max_area": 49.5}),
     ("квартира у Львові від 50 до 70 м2", {"min_area": 50, "max_area": 70, "city": "Львів"}),
     ("от 50 до 70 квадратных метров", {"min_area": 50, "max_area": 70}),
     ("from 50 to 70 m2", {"min_area": 50, "max_area": 70}),
@@ -93,6 +94,10 @@ CASES = [
     ("продаж будинку", {"deal_type": "sale"}),
     ("снять квартиру посуточно", {"deal_type": "rent_short"}),
     ("flat for rent", {"deal_type": "rent_long"}),
+    ("under $1000/month", {"deal_type": "rent_long", "max_price": 1000}),
+    ("квартира 12000 грн/міс", {"deal_type": "rent_long", "max_price": 12000}),
+    ("квартира за 400 $ в месяц", {"deal_type": "rent_long", "max_price": 400}),
+    ("квартира помісячно", {"deal_type": "rent_long"}),
     # property type
     ("будинок з садом", {"property_type": "house"}),
     ("ділянка під забудову", {"property_type": "land"}),
@@ -172,6 +177,15 @@ def test_a_range_said_with_from_and_to_keeps_both_ends_and_leaves_no_number(gaze
     # storeys ("будинок від 2 до 3 поверхів") are no floor range
     storeys = read("будинок від 2 до 3 поверхів", gazetteer)
     assert "min_floor" not in storeys.filters and "max_floor" not in storeys.filters
+
+
+def test_by_the_month_is_a_long_rent_and_leaves_no_words(gazetteer):
+    for text in ("оренда квартири до 15 тис грн на місяць", "apartment under $1000/month"):
+        reading = read(text, gazetteer)
+        assert reading.filters["deal_type"] == "rent_long" and reading.text == "", text
+    # a day is still a short rent, a sale price is still a sale
+    assert read("квартира на добу", gazetteer).filters["deal_type"] == "rent_short"
+    assert read("квартира за 60 тисяч доларів", gazetteer).filters["deal_type"] == "sale"
 
 
 def test_an_english_plural_is_read_as_its_word_and_not_reported_as_a_typo(gazetteer):
