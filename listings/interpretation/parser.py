@@ -52,6 +52,8 @@ PLACE_PREPS, VIEW_WORDS, STOP_WORDS = _set("place_preps"), _set("view_words"), _
 DASHES = frozenset({"-", "–", "—"})
 # The word between a range's ends after "від" ("від 30 до 40", "from 2 to 3").
 RANGE_TO = frozenset({"до", "to", "по"})
+# Between two room counts either of which will do ("2 або 3 кімнати", "дво- чи трикімнатна").
+ALTERNATIVES = frozenset({"або", "чи", "і", "й", "та", "или", "и", "or", "and", "/"})
 CONJUNCTIONS = frozenset({"і", "й", "та", "и", "and", "or", "або", ","})
 FLOOR_PREPS = frozenset({"на", "on", "the"})
 STOREYS_PREPS = frozenset({"з", "із", "зі", "of", "из", "в"})
@@ -440,6 +442,44 @@ def _count(r: _Request, i: int) -> int | None:
     return None
 
 
+def _rooms_prefix_before(r: _Request, i: int) -> tuple[int, int] | None:
+    """(where it starts, its count) of a room count's first half said before the rooms word
+    at i: "дво- або трикімнатна", "дво-трикімнатна" ("дво" + "кімнатна" is a rooms word)."""
+    k, joined = i - 1, False
+    if r.low(k) in ALTERNATIVES:
+        k, joined = k - 1, True
+    if r.low(k) in DASHES:
+        k, joined = k - 1, True
+    if not joined or r.kind(k) != "word":
+        return None
+    count = _prefixed_rooms(r.low(k), r.keys[i])
+    return None if count is None else (k, count)
+
+
+def _prefixed_rooms(prefix: str, words: frozenset[str]) -> int | None:
+    """The rooms of `prefix` put in place of a rooms word's own count ("дво" and
+    "трикімнатна": 2), trying every form of the word; None if no form makes a rooms word."""
+    for word in words:
+        if word not in ROOMS_WORDS:
+            continue
+        for cut in range(2, min(len(word), 10)):
+            count = ROOMS_WORDS.get(prefix + word[cut:])
+            if count is not None:
+                return int(count)
+    return None
+
+
+def _hyphened_rooms(r: _Request, i: int) -> tuple[int, int] | None:
+    """(low, high) of one hyphened word naming two room counts ("дво-трикімнатна")."""
+    first, _, second = r.low(i).partition("-")
+    words = token_keys(second)
+    if not first or not any(word in ROOMS_WORDS for word in words):
+        return None
+    other = _prefixed_rooms(first, words)
+    count = next(int(ROOMS_WORDS[word]) for word in words if word in ROOMS_WORDS)
+    return None if other is None else (min(other, count), max(other, count))
+
+
 def _rooms(r: _Request) -> None:
     for i in range(len(r.tokens)):
         if "rooms_count" in r.filters or "min_rooms" in r.filters:
@@ -448,8 +488,8 @@ def _rooms(r: _Request) -> None:
         if r.kind(i) == "num" or (r.kind(i) == "word" and r.has(i, NUMBER_WORDS)):
             count = int(r.tokens[i].number) if r.kind(i) == "num" else r.value(i, NUMBER_WORDS)
             j, high = i + 1, None
-            if r.low(j) in DASHES and r.kind(j + 1) == "num":
-                high, j = int(r.tokens[j + 1].number), j + 2
+            if (r.low(j) in DASHES or r.low(j) in ALTERNATIVES) and _count(r, j + 1):
+                high, j = _count(r, j + 1), j + 2  # "2-3", "2 або 3 кімнати", "two or three"
             elif r.low(j) in RANGE_TO and r.operator(i)[0] == "min":
                 # "від 2 до 3 кімнат", "от двух до трёх комнат"
                 high = _count(r, j + 1)
@@ -471,8 +511,22 @@ def _rooms(r: _Request) -> None:
             else:
                 r.take(start, end, _rooms_label(count), {"rooms_count": count})
         elif r.kind(i) == "word" and r.has(i, ROOMS_WORDS):
-            count = int(r.value(i, ROOMS_WORDS))
-            r.take(i, i + 1, _rooms_label(count), {"rooms_count": count})
+            count, first, end = int(r.value(i, ROOMS_WORDS)), i, i + 1
+            other = None
+            if r.low(i + 1) in ALTERNATIVES and r.has(i + 2, ROOMS_WORDS):
+                other, end = int(r.value(i + 2, ROOMS_WORDS)), i + 3  # "одно- або двокімнатна"
+            elif (paired := _rooms_prefix_before(r, i)) is not None:
+                first, other = paired  # "дво- або трикімнатна"
+            if other is None:
+                r.take(i, end, _rooms_label(count), {"rooms_count": count})
+            else:
+                low, high = sorted((other, count))
+                label = f"{low}–{_rooms_label(high)}"
+                r.take(first, end, label, {"min_rooms": low, "max_rooms": high})
+        elif r.kind(i) == "word" and "-" in r.low(i) and _hyphened_rooms(r, i):
+            low, high = _hyphened_rooms(r, i) or (0, 0)
+            label = f"{low}–{_rooms_label(high)}"
+            r.take(i, i + 1, label, {"min_rooms": low, "max_rooms": high})
         elif r.kind(i) == "word" and r.has(i, STUDIO):
             # "студія" stays in the text too: the layout is in the words, not a filter.
             r.filters.setdefault("rooms_count", 1)

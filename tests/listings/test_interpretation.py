@@ -55,6 +55,12 @@ CASES = [
     ("від 2 до 3 кімнат", {"min_rooms": 2, "max_rooms": 3}),
     ("от двух до трёх комнат", {"min_rooms": 2, "max_rooms": 3}),
     ("from 2 to 3 rooms", {"min_rooms": 2, "max_rooms": 3}),
+    ("2 або 3 кімнати", {"min_rooms": 2, "max_rooms": 3}),
+    ("two or three bedrooms", {"min_rooms": 2, "max_rooms": 3}),
+    ("дво- або трикімнатна квартира", {"min_rooms": 2, "max_rooms": 3}),
+    ("дво-трикімнатна", {"min_rooms": 2, "max_rooms": 3}),
+    ("двух- или трехкомнатная", {"min_rooms": 2, "max_rooms": 3}),
+    ("однокімнатна або двокімнатна", {"min_rooms": 1, "max_rooms": 2}),
     ("двухкомнатная квартира", {"rooms_count": 2}),
     ("3 bedroom flat", {"rooms_count": 3, "property_type": "apartment"}),
     # prices
@@ -168,6 +174,7 @@ def test_what_must_not_be_read(gazetteer, text, expected, absent):
 
 def test_a_range_said_with_from_and_to_keeps_both_ends_and_leaves_no_number(gazetteer):
     for text, label in (
+        ("дво- або трикімнатна", "2–3 кімнати"),
         ("від 50 до 70 м²", "50–70 м²"),
         ("від 2 до 3 кімнат", "2–3 кімнати"),
         ("від 2 до 5 поверху", "2–5 поверх"),
