@@ -198,12 +198,14 @@ class _Request:
             sign, j = self.currency(j)
         if self.kind(j) != "num":
             return None
-        low = self.tokens[j].number
+        first = self.tokens[j]
         factor, mult, j = self.multiplier(j + 1)
+        low = first.decimal if mult else first.number  # "1,5 млн", "50.000"
         high = None
         if self.low(j) in DASHES and self.kind(j + 1) == "num":
-            high = self.tokens[j + 1].number
+            second = self.tokens[j + 1]
             high_factor, high_mult, j = self.multiplier(j + 2)
+            high = second.decimal if high_mult else second.number
             if high_mult:
                 factor = factor if mult else high_factor
                 mult, high = mult or high_mult, high * high_factor

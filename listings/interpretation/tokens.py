@@ -12,12 +12,16 @@ _TOKEN = re.compile(
     (?P<cur>[$€₴£])
     |(?P<area>м²|m²|м2(?!\d)|m2(?!\d)|кв\.?\s?м\b\.?|sq\.?\s?m\b\.?)
     |(?P<uo>у\.\s?[оеo]\.?)
-    |(?P<num>\d{1,3}(?:[\u00a0\u202f\u2009 ]\d{3})+(?![\d.,])|\d+(?:[.,]\d+)?)
+    |(?P<num>\d{1,3}(?:[\u00a0\u202f\u2009 ]\d{3})+(?![\d.,])|\d{1,3}(?:\.\d{3})+(?!\d|,\d)
+        |\d{1,3}(?:,\d{3})+(?!\d|\.\d)|\d+(?:[.,]\d+)?)
     |(?P<word>[^\W\d_]+(?:['’ʼ`\-][^\W\d_]+)*)
     |(?P<sym>[^\s\w])
     """,
     re.VERBOSE | re.IGNORECASE,
 )
+
+
+_GROUPED = re.compile(r"\d{1,3}(?P<sep>[.,])\d{3}(?:(?P=sep)\d{3})*")
 
 
 @dataclass(frozen=True)
@@ -30,8 +34,18 @@ class Token:
 
     @property
     def number(self) -> float:
-        digits = re.sub(r"\s", "", self.text).replace(",", ".")
-        return float(digits)
+        """The number said: thousands grouped by spaces, dots or commas ("50 000", "50.000",
+        "75,000": 3 digits after each), else a decimal ("1,5", "2.5")."""
+        digits = re.sub(r"\s", "", self.text)
+        if _GROUPED.fullmatch(digits):
+            return float(re.sub(r"[.,]", "", digits))
+        return self.decimal
+
+    @property
+    def decimal(self) -> float:
+        """The number with its comma or dot as the decimal point, as before a multiplier
+        ("1,500 млн" is 1.5 million)."""
+        return float(re.sub(r"\s", "", self.text).replace(",", "."))
 
 
 def tokenize(text: str) -> list[Token]:
