@@ -39,6 +39,7 @@ RENOVATION_WORDS = _map("renovation_words")
 STUDIO, ROOM_UNITS, LAST = _set("studio_words"), _set("room_units"), _set("last_words")
 FLOOR_WORDS, SUFFIXES = _set("floor_words"), _set("ordinal_suffixes")
 MIN_WORDS, MAX_WORDS, NEGATIONS = _set("min_words"), _set("max_words"), _set("negations")
+BETWEEN = _set("between_words")
 FILLERS, THOUSANDS, MILLIONS = _set("filler_words"), _set("thousands"), _set("millions")
 AREA_UNITS, METRES, SQUARE = _set("area_units"), _set("area_metres"), _set("area_square")
 AREA_CUES, DISTANCE_AFTER = _set("area_cues"), _set("distance_after")
@@ -52,10 +53,14 @@ PLACE_PREPS, VIEW_WORDS, STOP_WORDS = _set("place_preps"), _set("view_words"), _
 DASHES = frozenset({"-", "–", "—"})
 # The word between a range's ends after "від" ("від 30 до 40", "from 2 to 3").
 RANGE_TO = frozenset({"до", "to", "по"})
+# The word between a range's ends after "між" ("між 50 і 70", "between 2 and 3").
+AND_WORDS = frozenset({"і", "й", "та", "и", "and"})
 # Between two room counts either of which will do ("2 або 3 кімнати", "дво- чи трикімнатна").
 ALTERNATIVES = frozenset({"або", "чи", "і", "й", "та", "или", "и", "or", "and", "/"})
 CONJUNCTIONS = frozenset({"і", "й", "та", "и", "and", "or", "або", ","})
 FLOOR_PREPS = frozenset({"на", "on", "the"})
+# After "not ... first", the next floor is negated too: "not on the first or last floor".
+NEGATION_OR = frozenset({"or", "nor", "або", "чи", "ни", "или"})
 STOREYS_PREPS = frozenset({"з", "із", "зі", "of", "из", "в"})
 # Prices from which a request is a purchase, not a rent, in each currency.
 SALE_PRICE_FLOOR = {"USD": 10_000, "EUR": 10_000, "UAH": 400_000}
@@ -219,13 +224,21 @@ class _Request:
     def range_unit(self, quantity: _Quantity, op: str | None) -> str | None:
         """The unit said after a range's second end only ("від 50 до 70 м²"): the first
         end's too."""
-        if op != "min" or quantity.unit or self.low(quantity.end) not in RANGE_TO:
+        if quantity.unit or not self.joined(op, quantity.end):
             return quantity.unit
         following = self.quantity(quantity.end + 1)
         return following.unit if following is not None else None
 
+    def joined(self, op: str | None, j: int) -> bool:
+        """Whether token j joins a range's first end to its second after `op` ("від 30 до",
+        "між 30 і")."""
+        if op == "min":
+            return self.low(j) in RANGE_TO
+        return op == "between" and self.low(j) in AND_WORDS
+
     def operator(self, i: int) -> tuple[str | None, int]:
-        """'min' or 'max' said before token i ("від", "не більше", "up to"), and where."""
+        """'min', 'max' or 'between' said before token i ("від", "не більше", "up to",
+        "між"), and where."""
         j = i - 1
         while j >= 0 and j > i - 4 and self.has(j, FILLERS):
             j -= 1
@@ -233,7 +246,7 @@ class _Request:
             return None, i
         kind = "min" if self.has(j, MIN_WORDS) else "max" if self.has(j, MAX_WORDS) else None
         if kind is None:
-            return None, i
+            return ("between", j) if self.has(j, BETWEEN) else (None, i)
         if j > 0 and self.has(j - 1, NEGATIONS):
             return ("max" if kind == "min" else "min"), j - 1
         return kind, j
@@ -243,8 +256,8 @@ class _Request:
         if quantity.high is not None:
             low, high = sorted((quantity.low, quantity.high))
             return low, high
-        if op == "min":
-            if self.low(quantity.end) in RANGE_TO and self.kind(quantity.end + 1):
+        if op in {"min", "between"}:
+            if self.joined(op, quantity.end) and self.kind(quantity.end + 1):
                 following = self.quantity(quantity.end + 1)
                 if following is not None and following.unit == quantity.unit:
                     factor = 1.0
@@ -362,10 +375,10 @@ def _floor_chain(r: _Request, s: int) -> tuple[int, list[tuple[bool, int | str]]
             pass
         elif r.kind(j) == "word" and r.has(j, ORDINALS):
             items.append((negated, int(r.value(j, ORDINALS))))
-            negated = False
+            negated = negated and r.low(j + 1) in NEGATION_OR  # "not on the first or last"
         elif r.kind(j) == "word" and r.has(j, LAST):
             items.append((negated, "last"))
-            negated = False
+            negated = negated and r.low(j + 1) in NEGATION_OR
         elif r.kind(j) == "word" and r.has(j, FLOOR_WORDS):
             said = True
             j = r.skip_dot(j + 1)
@@ -385,7 +398,7 @@ def _floor(r: _Request) -> None:
             continue
         if r.kind(i) == "num":
             j, high = i + 1, None
-            if r.low(j) in RANGE_TO and r.kind(j + 1) == "num" and r.operator(i)[0] == "min":
+            if r.joined(r.operator(i)[0], j) and r.kind(j + 1) == "num":
                 high, j = int(r.tokens[j + 1].number), j + 2  # "від 2 до 5 поверху"
             if r.low(j) == "/" and r.kind(j + 1) == "num":
                 j += 2
@@ -492,7 +505,7 @@ def _rooms(r: _Request) -> None:
             j, high = i + 1, None
             if (r.low(j) in DASHES or r.low(j) in ALTERNATIVES) and _count(r, j + 1):
                 high, j = _count(r, j + 1), j + 2  # "2-3", "2 або 3 кімнати", "two or three"
-            elif r.low(j) in RANGE_TO and r.operator(i)[0] == "min":
+            elif r.joined(r.operator(i)[0], j):
                 # "від 2 до 3 кімнат", "от двух до трёх комнат"
                 high = _count(r, j + 1)
                 j = j + 2 if high is not None else j
@@ -800,6 +813,19 @@ TYPO_TABLES: dict[str, Mapping[str, Any] | frozenset[str]] = {
     "district": DISTRICT_CUES,
     "floor": FLOOR_WORDS,
     "area": AREA_CUES,
+    # The parser's other words: never "corrected" into a table word one letter away (English
+    # has no dictionary here, so "at least" was reported as a typo of "lease").
+    "min": MIN_WORDS,
+    "max": MAX_WORDS,
+    "between": BETWEEN,
+    "negation": NEGATIONS,
+    "number": NUMBER_WORDS,
+    "ordinal": ORDINALS,
+    "last": LAST,
+    "room_unit": ROOM_UNITS,
+    "area_unit": AREA_UNITS | METRES | SQUARE,
+    "multiplier": THOUSANDS | MILLIONS,
+    "month": MONTH_NOUNS,
 }
 
 

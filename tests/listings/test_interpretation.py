@@ -90,12 +90,20 @@ CASES = [
     ("квартира у Львові від 50 до 70 м2", {"min_area": 50, "max_area": 70, "city": "Львів"}),
     ("от 50 до 70 квадратных метров", {"min_area": 50, "max_area": 70}),
     ("from 50 to 70 m2", {"min_area": 50, "max_area": 70}),
+    ("apartment between 50 and 70 square meters", {"min_area": 50, "max_area": 70}),
+    ("квартира площею між 50 і 70 м²", {"min_area": 50, "max_area": 70}),
+    ("между 2 и 3 комнатами", {"min_rooms": 2, "max_rooms": 3}),
+    ("між 40 та 60 тисяч доларів", {"min_price": 40000, "max_price": 60000}),
+    ("між 3 і 7 поверхом", {"min_floor": 3, "max_floor": 7}),
     # floor
     ("на першому поверсі", {"floor": 1}),
     ("на 5 поверсі", {"floor": 5}),
     ("не на останньому поверсі", {"not_top_floor": True}),
     ("не на першому і не на останньому поверсі", {"min_floor": 2, "not_top_floor": True}),
     ("на втором этаже", {"floor": 2}),
+    ("ground floor flat", {"floor": 1}),
+    ("not on the first or last floor", {"min_floor": 2, "not_top_floor": True}),
+    ("не на першому або останньому поверсі", {"min_floor": 2, "not_top_floor": True}),
     ("від 2 до 5 поверху", {"min_floor": 2, "max_floor": 5}),
     ("от 3 до 9 этажа", {"min_floor": 3, "max_floor": 9}),
     # deal type
@@ -203,7 +211,7 @@ def test_by_the_month_is_a_long_rent_and_leaves_no_words(gazetteer):
 
 
 def test_an_english_plural_is_read_as_its_word_and_not_reported_as_a_typo(gazetteer):
-    for text in ("3 rooms", "flats in Lviv", "houses"):
+    for text in ("3 rooms", "flats in Lviv", "houses", "at least 2 rooms"):
         assert read(text, gazetteer).corrected == {}, text
     assert morphology.lemmas("rooms") >= {"room"} and morphology.lemmas("gas") == {"gas"}
 
