@@ -503,12 +503,11 @@ def _rooms(r: _Request) -> None:
         if r.kind(i) == "num" or (r.kind(i) == "word" and r.has(i, NUMBER_WORDS)):
             count = int(r.tokens[i].number) if r.kind(i) == "num" else r.value(i, NUMBER_WORDS)
             j, high = i + 1, None
-            if (r.low(j) in DASHES or r.low(j) in ALTERNATIVES) and _count(r, j + 1):
-                high, j = _count(r, j + 1), j + 2  # "2-3", "2 або 3 кімнати", "two or three"
-            elif r.joined(r.operator(i)[0], j):
-                # "від 2 до 3 кімнат", "от двух до трёх комнат"
-                high = _count(r, j + 1)
-                j = j + 2 if high is not None else j
+            second = _count(r, j + 1)
+            if (r.low(j) in DASHES or r.low(j) in ALTERNATIVES) and second:
+                high, j = second, j + 2  # "2-3", "2 або 3 кімнати", "two or three"
+            elif r.joined(r.operator(i)[0], j) and second:
+                high, j = second, j + 2  # "від 2 до 3 кімнат", "от двух до трёх комнат"
             while r.low(j) in DASHES or r.low(j) in {"х", "x", "ти", "ох"}:
                 j += 1
             if not (r.kind(j) == "word" and r.has(j, ROOM_UNITS)) or not 0 < count <= 20:
@@ -538,8 +537,8 @@ def _rooms(r: _Request) -> None:
                 low, high = sorted((other, count))
                 label = f"{low}–{_rooms_label(high)}"
                 r.take(first, end, label, {"min_rooms": low, "max_rooms": high})
-        elif r.kind(i) == "word" and "-" in r.low(i) and _hyphened_rooms(r, i):
-            low, high = _hyphened_rooms(r, i) or (0, 0)
+        elif r.kind(i) == "word" and "-" in r.low(i) and (pair := _hyphened_rooms(r, i)):
+            low, high = pair
             label = f"{low}–{_rooms_label(high)}"
             r.take(i, i + 1, label, {"min_rooms": low, "max_rooms": high})
         elif r.kind(i) == "word" and r.has(i, STUDIO):
