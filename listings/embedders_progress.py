@@ -18,6 +18,13 @@ EMBEDDING_IN_PROGRESS_NOTE = (
     "The listings' embeddings are still being computed ({done} of {total}): semantic "
     "ranking covers only the listings embedded so far; full text and filters cover all."
 )
+# Hybrid search whose text side was left out (a request not in the listings' script): its
+# answer is the semantic ranking alone, so the listings not yet embedded are in none of it.
+EMBEDDING_IN_PROGRESS_SEMANTIC_ONLY_NOTE = (
+    "The listings' embeddings are still being computed ({done} of {total}), and this "
+    "request's words were not matched as text (not in the listings' script): only the "
+    "listings embedded so far are ranked; search_by_metadata with the same filters lists all."
+)
 PROGRESS_TTL_SEC = 5.0
 
 _progress = Remembered(PROGRESS_TTL_SEC)
@@ -61,9 +68,11 @@ def _read() -> EmbeddingProgress | None:
     return EmbeddingProgress(done, total, meta["embedding_pending"] == "1")
 
 
-def incomplete_note() -> str | None:
-    """The note semantic results carry while embeddings are still being filled in."""
+def incomplete_note(*, semantic_only: bool = False) -> str | None:
+    """The note semantic results carry while embeddings are still being filled in (with
+    `semantic_only`, for an answer no text search added to)."""
     progress = embedding_progress()
     if progress is None or not progress.pending:
         return None
-    return EMBEDDING_IN_PROGRESS_NOTE.format(done=progress.done, total=progress.total)
+    note = EMBEDDING_IN_PROGRESS_SEMANTIC_ONLY_NOTE if semantic_only else EMBEDDING_IN_PROGRESS_NOTE
+    return note.format(done=progress.done, total=progress.total)

@@ -150,6 +150,6 @@ def hybrid_search(
         index_used=path,
         fts_config=_fts_config(),
         prices_left_out=_prices_left_out(parsed),
-        embedding_note=incomplete_note(),
+        embedding_note=incomplete_note(semantic_only=text_mode == TEXT_SKIPPED),
         listings=cards,
     )

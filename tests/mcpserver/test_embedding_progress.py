@@ -8,7 +8,10 @@ import pytest
 from mcp import Client
 
 from demo import schema
-from listings.embedders_progress import EMBEDDING_IN_PROGRESS_NOTE
+from listings.embedders_progress import (
+    EMBEDDING_IN_PROGRESS_NOTE,
+    EMBEDDING_IN_PROGRESS_SEMANTIC_ONLY_NOTE,
+)
 from tests.mcpserver.conftest import start_server, stop_server
 from tests.scratch_db import embedded_server, make_scratch_database
 
@@ -71,6 +74,18 @@ async def test_semantic_search_ranks_the_embedded_listings_and_says_so(
         assert hybrid.structured_content["embedding_note"] == NOTE
         # The text leg still finds listings without a vector.
         assert {card["id"] for card in hybrid.structured_content["listings"]} - embedded_ids
+
+        # A request not in the listings' script: no text side, so the note says who is left
+        # out and where to find them.
+        english = await client.call_tool(
+            "hybrid_search", {"query": "cozy flat", "limit": 50, "interpret": False}
+        )
+        assert not english.is_error, english.content[0].text
+        assert english.structured_content["filters"]["fulltext_mode"] == "fulltext_skipped"
+        assert english.structured_content["embedding_note"] == (
+            EMBEDDING_IN_PROGRESS_SEMANTIC_ONLY_NOTE.format(done=EMBEDDED, total=ROWS)
+        )
+        assert {card["id"] for card in english.structured_content["listings"]} <= embedded_ids
 
         text = await client.call_tool(
             "search_by_metadata", {"query": "квартира", "limit": 50, "interpret": False}
