@@ -34,6 +34,7 @@ def _map(name: str) -> dict[str, Any]:
 
 
 ROOMS_WORDS, NUMBER_WORDS, ORDINALS = _map("rooms_words"), _map("number_words"), _map("ordinals")
+CARDINALS, HUNDREDS = _map("cardinals"), _set("hundreds")
 DEAL_WORDS, PROPERTY_WORDS = _map("deal_words"), _map("property_words")
 RENOVATION_WORDS = _map("renovation_words")
 STUDIO, ROOM_UNITS, LAST = _set("studio_words"), _set("room_units"), _set("last_words")
@@ -98,6 +99,48 @@ class _Quantity:
     unit: str | None  # "area" (m²), "metres" (a length or an area), None
 
 
+def _cardinal(token: Token) -> float | None:
+    """The value of a numeral word in any form ("ста" 100, "п'ятдесяти" 50, "hundred" as
+    100), or None."""
+    if token.kind != "word":
+        return None
+    if token.low in HUNDREDS:
+        return 100.0
+    for key in token_keys(token.low):
+        if key in CARDINALS:
+            return float(CARDINALS[key])
+    return None
+
+
+def _numerals(tokens: list[Token]) -> list[Token]:
+    """Numbers said in words read as numbers ("до ста тисяч доларів", "двісті п'ятдесят
+    тисяч", "one hundred fifty thousand"): a run of numeral words becomes one number token
+    that keeps its words (the text searched for is unchanged). A lone word under ten stays
+    a word ("дві кімнати" is read by the rooms rule) unless a multiplier follows it."""
+    found: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        j, total, part = i, 0.0, 0.0
+        while j < len(tokens) and (value := _cardinal(tokens[j])) is not None:
+            if tokens[j].low in HUNDREDS:
+                part = (part or 1.0) * 100
+            else:
+                part += value
+            j += 1
+        total = part
+        after = token_keys(tokens[j].low) if j < len(tokens) else frozenset()
+        multiplier = bool(after & (THOUSANDS | MILLIONS))
+        if j > i and (j - i > 1 or total >= 10 or multiplier):
+            first, last = tokens[i], tokens[j - 1]
+            text = " ".join(token.text for token in tokens[i:j])
+            found.append(Token(text, normal(text), "num", first.start, last.end, total))
+            i = j
+            continue
+        found.append(tokens[i])
+        i += 1
+    return found
+
+
 @dataclass
 class _Request:
     text: str
@@ -113,7 +156,7 @@ class _Request:
     corrected: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.tokens = tokenize(self.text)
+        self.tokens = _numerals(tokenize(self.text))
         for i, token in enumerate(self.tokens):
             fixed = cyrillic_lookalikes(token.low) if token.kind == "word" else token.low
             if fixed != token.low:

@@ -31,11 +31,14 @@ class Token:
     kind: str  # cur, area, uo, num, word, sym
     start: int
     end: int
+    value: float | None = None  # a number said in words ("ста": 100)
 
     @property
     def number(self) -> float:
         """The number said: thousands grouped by spaces, dots or commas ("50 000", "50.000",
         "75,000": 3 digits after each), else a decimal ("1,5", "2.5")."""
+        if self.value is not None:
+            return self.value
         digits = re.sub(r"\s", "", self.text)
         if _GROUPED.fullmatch(digits):
             return float(re.sub(r"[.,]", "", digits))
@@ -45,6 +48,8 @@ class Token:
     def decimal(self) -> float:
         """The number with its comma or dot as the decimal point, as before a multiplier
         ("1,500 млн" is 1.5 million)."""
+        if self.value is not None:
+            return self.value
         return float(re.sub(r"\s", "", self.text).replace(",", "."))
 
 

@@ -80,6 +80,12 @@ CASES = [
     ("до 1,500 млн грн", {"max_price": 1_500_000, "currency": "UAH"}),
     ("від 1.5 до 2 млн гривень", {"min_price": 1_500_000, "max_price": 2_000_000}),
     ("до 2.5 тис доларів", {"max_price": 2500, "currency": "USD"}),
+    ("квартира до ста тисяч доларів", {"max_price": 100_000, "currency": "USD"}),
+    ("будинок за двісті п'ятдесят тисяч доларів", {"max_price": 250_000}),
+    ("оренда до двадцяти тисяч гривень", {"max_price": 20_000, "currency": "UAH"}),
+    ("квартира до півтора мільйона гривень", {"max_price": 1_500_000, "currency": "UAH"}),
+    ("квартира до пятидесяти тысяч долларов", {"max_price": 50_000, "currency": "USD"}),
+    ("under one hundred fifty thousand dollars", {"max_price": 150_000, "currency": "USD"}),
     # area
     ("понад 100 квадратних метрів", {"min_area": 100}),
     ("від 50 м²", {"min_area": 50}),
@@ -208,6 +214,14 @@ def test_by_the_month_is_a_long_rent_and_leaves_no_words(gazetteer):
     # a day is still a short rent, a sale price is still a sale
     assert read("квартира на добу", gazetteer).filters["deal_type"] == "rent_short"
     assert read("квартира за 60 тисяч доларів", gazetteer).filters["deal_type"] == "sale"
+
+
+def test_numbers_in_words_keep_their_words_where_nothing_reads_them(gazetteer):
+    assert read("квартира площею сорок п'ять метрів", gazetteer).filters["min_area"] == 40.5
+    for text in ("сорок метрів до метро", "п'ять хвилин до метро"):
+        reading = read(text, gazetteer)
+        assert reading.filters == {} and reading.text == text, text
+    assert read("дві кімнати", gazetteer).filters == {"rooms_count": 2}
 
 
 def test_an_english_plural_is_read_as_its_word_and_not_reported_as_a_typo(gazetteer):
