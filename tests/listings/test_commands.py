@@ -7,7 +7,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from io import StringIO
 from pathlib import Path
 from urllib.parse import quote
@@ -270,22 +269,19 @@ def postgres_running_in(data_dir: Path) -> bool:
 def test_the_embedded_database_is_created_once_reused_and_stopped(tmp_path):
     env = {"VMK_DATA_DIR": str(tmp_path / "data"), "DEMO_LISTINGS_COUNT": "40"}
     pg_data = tmp_path / "data" / "pg"
-    started = time.monotonic()
     first = manage("check_listings_db", **env)
-    first_seconds = time.monotonic() - started
     assert first.returncode == 0, first.stdout + first.stderr
     assert "of 40 listings" in first.stdout
+    assert "creating embedded database" in first.stderr
     assert not postgres_running_in(pg_data)
     created = (pg_data / "PG_VERSION").stat().st_mtime
 
-    started = time.monotonic()
     second = manage("check_listings_db", **env)
-    second_seconds = time.monotonic() - started
     assert second.returncode == 0, second.stdout + second.stderr
     assert "of 40 listings" in second.stdout
     assert (pg_data / "PG_VERSION").stat().st_mtime == created
+    # reused, not created again (no timing: a second run's speed is no test on a busy machine)
     assert "creating embedded database" not in second.stderr
-    assert second_seconds < first_seconds
     assert not postgres_running_in(pg_data)
 
 
