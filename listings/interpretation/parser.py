@@ -58,7 +58,7 @@ RANGE_TO = frozenset({"до", "to", "по"})
 AND_WORDS = frozenset({"і", "й", "та", "и", "and"})
 # Between two room counts either of which will do ("2 або 3 кімнати", "дво- чи трикімнатна").
 ALTERNATIVES = frozenset({"або", "чи", "і", "й", "та", "или", "и", "or", "and", "/"})
-CONJUNCTIONS = frozenset({"і", "й", "та", "и", "and", "or", "або", ","})
+CONJUNCTIONS = frozenset({"і", "й", "та", "и", "and", "or", "або", "чи", "или", "либо", ","})
 FLOOR_PREPS = frozenset({"на", "on", "the"})
 # After "not ... first", the next floor is negated too: "not on the first or last floor".
 NEGATION_OR = frozenset({"or", "nor", "або", "чи", "ни", "или"})
@@ -487,6 +487,12 @@ def _floor(r: _Request) -> None:
                 elif isinstance(item, int) and not negated:
                     values["floor"] = item
                     labels.append(f"{item} поверх")
+            said_floors = [item for negated, item in items if isinstance(item, int) and not negated]
+            if len(said_floors) > 1:  # "на першому або другому поверсі": either
+                low, high = min(said_floors), max(said_floors)
+                del values["floor"]
+                values |= {"min_floor": max(low, values.get("min_floor", low)), "max_floor": high}
+                labels = [f"{low}–{high} поверх"]
             if said and values:
                 r.take(i, end, ", ".join(labels), values)
 

@@ -108,6 +108,8 @@ CASES = [
     ("не на першому і не на останньому поверсі", {"min_floor": 2, "not_top_floor": True}),
     ("на втором этаже", {"floor": 2}),
     ("ground floor flat", {"floor": 1}),
+    ("on the first or second floor", {"min_floor": 1, "max_floor": 2}),
+    ("на втором или третьем этаже", {"min_floor": 2, "max_floor": 3}),
     ("not on the first or last floor", {"min_floor": 2, "not_top_floor": True}),
     ("не на першому або останньому поверсі", {"min_floor": 2, "not_top_floor": True}),
     ("від 2 до 5 поверху", {"min_floor": 2, "max_floor": 5}),
