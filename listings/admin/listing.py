@@ -25,6 +25,7 @@ from ..errors import EmptyEmbedding, NoEmbedding, NotFound, SearchError
 from ..models import SERVICE_FIELDS, PropertyListing, PropertyType
 from ..querysets import PropertyListingQuerySet
 from ..results import SearchPage
+from ..search.hybrid import TEXT_SKIPPED
 from . import market as admin_market
 from .changelist import EstimatedCountPaginator, ListingChangeList, NullsLast
 from .choices import CityFilter, PropertyTypeFilter, RoomsFilter, _vocabulary_filter, cached_cities
@@ -58,6 +59,13 @@ SEARCH_FAILED = "Пошук не виконано: {message}"
 EMBEDDING_IN_PROGRESS = (
     "Вектори оголошень ще обчислюються ({done} з {total}): пошук за змістом поки що бачить "
     "лише оголошення з векторами; пошук за словами й фільтри бачать усі."
+)
+# The same, for a hybrid search whose words were not matched as text (a request in English
+# or Russian): its answer is the semantic ranking alone.
+EMBEDDING_IN_PROGRESS_SEMANTIC_ONLY = (
+    "Вектори оголошень ще обчислюються ({done} з {total}), а слова цього запиту не шукалися "
+    "як текст (вони не українською): показано лише оголошення з векторами; усі, що "
+    "відповідають фільтрам, — у списку оголошень."
 )
 
 
@@ -412,10 +420,12 @@ class PropertyListingAdmin(ReadOnlyAdmin):
             except SearchError as exc:
                 messages.error(request, SEARCH_FAILED.format(message=exc.message))
             progress = embedding_progress() if page is not None and page.embedding_note else None
-            if progress is not None:
-                messages.warning(
-                    request, EMBEDDING_IN_PROGRESS.format(done=progress.done, total=progress.total)
+            if progress is not None and page is not None:
+                semantic_only = page.filters.get("fulltext_mode") == TEXT_SKIPPED
+                note = (
+                    EMBEDDING_IN_PROGRESS_SEMANTIC_ONLY if semantic_only else EMBEDDING_IN_PROGRESS
                 )
+                messages.warning(request, note.format(done=progress.done, total=progress.total))
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,

@@ -470,7 +470,7 @@ def test_search_errors_are_messages_not_tracebacks(staff, monkeypatch):
 
 def test_semantic_page_says_while_the_embeddings_are_being_filled_in(staff, monkeypatch):
     from listings import embedders_progress
-    from listings.admin.listing import EMBEDDING_IN_PROGRESS
+    from listings.admin.listing import EMBEDDING_IN_PROGRESS, EMBEDDING_IN_PROGRESS_SEMANTIC_ONLY
 
     query = {"query": "будинок з ділянкою", "mode": "semantic", "limit": "10"}
     embedders_progress.forget()
@@ -483,6 +483,11 @@ def test_semantic_page_says_while_the_embeddings_are_being_filled_in(staff, monk
         for mode in ("semantic", "hybrid"):
             body = text(staff.get(SEMANTIC, {**query, "mode": mode}))
             assert EMBEDDING_IN_PROGRESS.format(done=25, total=60) in body
+        # An English request's hybrid search has no text side: the banner says so.
+        english = {**query, "query": "house with a garden", "mode": "hybrid"}
+        body = text(staff.get(SEMANTIC, english))
+        assert EMBEDDING_IN_PROGRESS_SEMANTIC_ONLY.format(done=25, total=60) in body
+        assert EMBEDDING_IN_PROGRESS.format(done=25, total=60) not in body
     finally:
         embedders_progress.forget()
 
