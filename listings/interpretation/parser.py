@@ -120,14 +120,10 @@ def _numerals(tokens: list[Token]) -> list[Token]:
     found: list[Token] = []
     i = 0
     while i < len(tokens):
-        j, total, part = i, 0.0, 0.0
+        j, total = i, 0.0
         while j < len(tokens) and (value := _cardinal(tokens[j])) is not None:
-            if tokens[j].low in HUNDREDS:
-                part = (part or 1.0) * 100
-            else:
-                part += value
+            total = (total or 1.0) * 100 if tokens[j].low in HUNDREDS else total + value
             j += 1
-        total = part
         after = token_keys(tokens[j].low) if j < len(tokens) else frozenset()
         multiplier = bool(after & (THOUSANDS | MILLIONS))
         if j > i and (j - i > 1 or total >= 10 or multiplier):
@@ -441,7 +437,8 @@ def _floor(r: _Request) -> None:
             continue
         if r.kind(i) == "num":
             j, high = i + 1, None
-            if r.joined(r.operator(i)[0], j) and r.kind(j + 1) == "num":
+            op, start = r.operator(i)
+            if r.joined(op, j) and r.kind(j + 1) == "num":
                 high, j = int(r.tokens[j + 1].number), j + 2  # "від 2 до 5 поверху"
             if r.low(j) == "/" and r.kind(j + 1) == "num":
                 j += 2
@@ -452,7 +449,6 @@ def _floor(r: _Request) -> None:
             if not r.has(j, FLOOR_WORDS) or r.low(i - 1) in STOREYS_PREPS:
                 continue
             number = int(r.tokens[i].number)
-            op, start = r.operator(i)
             on = r.low(start - 1) in FLOOR_PREPS
             case = grammemes(r.low(j))
             storeys = plural_only(r.low(j)) or ("gent" in case and not case & {"nomn", "loct"})
@@ -534,39 +530,43 @@ def _prefixed_rooms(prefix: str, words: frozenset[str]) -> int | None:
 
 
 def _hyphened_rooms(r: _Request, i: int) -> tuple[int, int] | None:
-    """(low, high) of one hyphened word naming two room counts ("дво-трикімнатна")."""
+    """The two room counts one hyphened word names ("дво-трикімнатна": 2, 3)."""
     first, _, second = r.low(i).partition("-")
     words = token_keys(second)
     if not first or not any(word in ROOMS_WORDS for word in words):
         return None
     other = _prefixed_rooms(first, words)
     count = next(int(ROOMS_WORDS[word]) for word in words if word in ROOMS_WORDS)
-    return None if other is None else (min(other, count), max(other, count))
+    return None if other is None else (other, count)
+
+
+def _take_rooms_range(r: _Request, start: int, end: int, one: int, other: int) -> None:
+    """Tokens start..end read as the room counts from the smaller of one, other to the
+    larger ("2–3 кімнати")."""
+    low, high = sorted((one, other))
+    r.take(start, end, f"{low}–{_rooms_label(high)}", {"min_rooms": low, "max_rooms": high})
 
 
 def _rooms(r: _Request) -> None:
     for i in range(len(r.tokens)):
         if "rooms_count" in r.filters or "min_rooms" in r.filters:
             return
-        count = None
-        if r.kind(i) == "num" or (r.kind(i) == "word" and r.has(i, NUMBER_WORDS)):
-            count = int(r.tokens[i].number) if r.kind(i) == "num" else r.value(i, NUMBER_WORDS)
+        count = _count(r, i)
+        if count is not None:
             j, high = i + 1, None
+            op, start = r.operator(i)
             second = _count(r, j + 1)
             if (r.low(j) in DASHES or r.low(j) in ALTERNATIVES) and second:
                 high, j = second, j + 2  # "2-3", "2 або 3 кімнати", "two or three"
-            elif r.joined(r.operator(i)[0], j) and second:
+            elif r.joined(op, j) and second:
                 high, j = second, j + 2  # "від 2 до 3 кімнат", "от двух до трёх комнат"
             while r.low(j) in DASHES or r.low(j) in {"х", "x", "ти", "ох"}:
                 j += 1
             if not (r.kind(j) == "word" and r.has(j, ROOM_UNITS)) or not 0 < count <= 20:
                 continue
-            op, start = r.operator(i)
             end = r.skip_dot(j + 1)
             if high is not None:
-                low, high = sorted((count, high))
-                label = f"{low}–{_rooms_label(high)}"
-                r.take(start, end, label, {"min_rooms": low, "max_rooms": high})
+                _take_rooms_range(r, start, end, count, high)
             elif op == "min":
                 r.take(start, end, f"від {_rooms_label(count)}", {"min_rooms": count})
             elif op == "max":
@@ -583,13 +583,9 @@ def _rooms(r: _Request) -> None:
             if other is None:
                 r.take(i, end, _rooms_label(count), {"rooms_count": count})
             else:
-                low, high = sorted((other, count))
-                label = f"{low}–{_rooms_label(high)}"
-                r.take(first, end, label, {"min_rooms": low, "max_rooms": high})
+                _take_rooms_range(r, first, end, other, count)
         elif r.kind(i) == "word" and "-" in r.low(i) and (pair := _hyphened_rooms(r, i)):
-            low, high = pair
-            label = f"{low}–{_rooms_label(high)}"
-            r.take(i, i + 1, label, {"min_rooms": low, "max_rooms": high})
+            _take_rooms_range(r, i, i + 1, *pair)
         elif r.kind(i) == "word" and r.has(i, STUDIO):
             # "студія" stays in the text too: the layout is in the words, not a filter.
             r.filters.setdefault("rooms_count", 1)
