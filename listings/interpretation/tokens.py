@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import re
 from dataclasses import dataclass
 
@@ -28,7 +30,7 @@ _GROUPED = re.compile(r"\d{1,3}(?P<sep>[.,])\d{3}(?:(?P=sep)\d{3})*")
 class Token:
     text: str
     low: str
-    kind: str  # cur, area, uo, num, word, sym
+    kind: str  # cur, area, uo, num, word, sym; digits: too long to be a number
     start: int
     end: int
     value: float | None = None  # a number said in words ("ста": 100)
@@ -58,5 +60,11 @@ def tokenize(text: str) -> list[Token]:
     for match in _TOKEN.finditer(text):
         kind = match.lastgroup or "sym"
         raw = match.group()
-        tokens.append(Token(raw, normal(raw), kind, match.start(), match.end()))
+        token = Token(raw, normal(raw), kind, match.start(), match.end())
+        if kind == "num" and not math.isfinite(token.number):
+            # Hundreds of digits are no quantity anyone means, and as a float they are
+            # infinite: no rule reads them (the area rule's label raised OverflowError, an
+            # agent's call ended in internal_error); they stay in the searched text.
+            token = dataclasses.replace(token, kind="digits")
+        tokens.append(token)
     return tokens

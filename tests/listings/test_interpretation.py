@@ -226,6 +226,18 @@ def test_numbers_in_words_keep_their_words_where_nothing_reads_them(gazetteer):
     assert read("дві кімнати", gazetteer).filters == {"rooms_count": 2}
 
 
+def test_a_number_too_long_to_be_one_is_left_in_the_text(gazetteer):
+    # As floats these are infinite: the area rule raised OverflowError (internal_error).
+    for digits, text in (
+        ("1" * 995, "{} м²"),
+        ("9" * 400, "квартира {} кімнати"),
+        ("5" * 500, "до {}$"),
+    ):
+        reading = read(text.format(digits), gazetteer)
+        assert not {"min_area", "max_area", "rooms_count", "max_price"} & set(reading.filters)
+        assert digits in reading.text
+
+
 def test_an_english_plural_is_read_as_its_word_and_not_reported_as_a_typo(gazetteer):
     for text in ("3 rooms", "flats in Lviv", "houses", "at least 2 rooms"):
         assert read(text, gazetteer).corrected == {}, text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -37,6 +38,24 @@ def test_a_long_query_under_the_body_limit_gets_a_clear_error(mcp_server):
     result = response.json()["result"]
     assert result["isError"] is True
     assert "'query' is 5000 characters long; the limit is 1000." in result["content"][0]["text"]
+
+
+def test_a_query_of_hundreds_of_digits_is_searched_as_text_not_an_internal_error(mcp_server):
+    for query in ("1" * 995 + " м²", "квартира " + "9" * 400 + " кімнати"):
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "search_by_metadata", "arguments": {"query": query}},
+            }
+        )
+        response = httpx.post(
+            mcp_server.mcp_url, content=body.encode(), headers=HEADERS, timeout=30
+        )
+        result = response.json()["result"]
+        assert result["isError"] is False, result["content"][0]["text"]
+        assert "min_area" not in result["structuredContent"]["filters"]
 
 
 def settings_of(**env: str) -> subprocess.CompletedProcess:
