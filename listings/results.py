@@ -214,6 +214,12 @@ class Interpreted(BaseModel):
         "look-alike letters ({'Кеїв': 'Київ'}).",
         exclude_if=lambda value: not value,
     )
+    refused: dict[str, str] = Field(
+        default_factory=dict,
+        description="Filters read from the query with a value no filter accepts, and why "
+        "('на 300 поверсі': floors go up to 200); not applied, the rest of what was read is.",
+        exclude_if=lambda value: not value,
+    )
 
 
 class SimilarityCut(BaseModel):

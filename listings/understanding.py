@@ -9,6 +9,7 @@ filters (the caller's always win) and shows both back on the page.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -19,7 +20,7 @@ from django.db import DatabaseError, connections
 from pydantic import ValidationError
 
 from .errors import InvalidArgument
-from .filters import BAD_FILTER_VALUE, Filters
+from .filters import BAD_FILTER_VALUE, Filters, explain_filter_error
 from .interpretation import PLACE_COLUMNS, Gazetteer, Interpretation, property_type_named
 from .models import PropertyType
 from .runtime import LISTINGS, _database, remembered
@@ -200,6 +201,44 @@ def collecting_notes() -> Iterator[dict[str, dict[str, str]]]:
         yield notes
     finally:
         _notes.reset(token)
+
+
+def _read_groups(read: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """What was read, by the groups of filters that the caller's override together."""
+    groups: dict[frozenset[str], dict[str, Any]] = {}
+    for name, value in read.items():
+        group = next((g for g in GROUPS if name in g), frozenset({name}))
+        groups.setdefault(group, {})[name] = value
+    return list(groups.values())
+
+
+def refuse(reading: Interpretation) -> tuple[Interpretation, dict[str, str]]:
+    """The reading less the values no filter accepts ("на 300 поверсі": floors go up to 200;
+    "10¹⁵ м²"), and those names with the reason. A chip said in the same words as a refused
+    one goes too (a purchase read from a refused price). Every check of Filters looks within
+    one group (a field, or a range's two ends), so what is left is accepted whole."""
+    try:
+        Filters.model_validate(reading.filters)
+        return reading, {}
+    except ValidationError:
+        pass
+    refused: dict[str, str] = {}
+    for values in _read_groups(reading.filters):
+        try:
+            Filters.model_validate(values)
+        except ValidationError as error:
+            errors = error.errors()
+            for name in values:
+                own = next((e for e in errors if e["loc"][:1] == (name,)), errors[0])
+                refused[name] = explain_filter_error(own)
+    spans = {(c.start, c.end) for c in reading.chips if set(c.filters) & set(refused)}
+    dropped = set(refused).union(*(c.filters for c in reading.chips if (c.start, c.end) in spans))
+    left = dataclasses.replace(
+        reading,
+        filters={k: v for k, v in reading.filters.items() if k not in dropped},
+        chips=tuple(c for c in reading.chips if (c.start, c.end) not in spans),
+    )
+    return left, refused
 
 
 def merge(explicit: Filters, read: Mapping[str, Any]) -> tuple[Filters, list[str]]:

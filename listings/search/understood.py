@@ -63,7 +63,7 @@ def understood(*, empty_text: str = "query") -> Callable[[Callable[..., SearchPa
         ) -> tuple[SearchPage, dict[str, Any]]:
             text = query_text(query)
             explicit = _resolved(filters)
-            reading = read_query(text)
+            reading, refused = understanding.refuse(read_query(text))
             merged, overridden = understanding.merge(explicit, reading.filters)
             searched: str | None = reading.text or (text if empty_text == "query" else None)
             page = search_function(query=searched, filters=merged, **kwargs)
@@ -74,6 +74,7 @@ def understood(*, empty_text: str = "query") -> Callable[[Callable[..., SearchPa
                 chips=[InterpretedChip(**vars(chip)) for chip in reading.chips],
                 overridden=overridden,
                 corrected=reading.corrected,
+                refused=refused,
             )
             return page, {"interpreted": interpreted, "query": text}
 

@@ -74,3 +74,18 @@ def test_search_listings_reads_the_request_unless_told_not_to():
     )
     assert plain["interpreted"] is None
     assert "Зрозуміли" not in run("search_listings", REQUEST, "--no-interpret", "--limit", "3")
+
+
+REFUSED = "квартира у Львові на 300 поверсі"
+
+
+def test_a_value_no_filter_accepts_is_shown_as_not_applied(staff):
+    response = staff.get(SEMANTIC, {"query": REFUSED, "mode": "hybrid"})
+    assert response.status_code == 200
+    assert [chip["label"] for chip in response.context["chips"]] == ["Квартира", "Львів"]
+    body = unescape(response.content.decode())
+    assert "Не застосовано" in body and "Filter 'floor'" in body
+    assert all(card.city == "Львів" for card in response.context["page"].listings)
+    table = run("search_listings", REFUSED, "--mode", "text", "--limit", "3")
+    assert "Зрозуміли: Квартира · Львів" in table
+    assert "not applied: Filter 'floor': input should be less than or equal to 200." in table

@@ -71,6 +71,33 @@ def test_the_callers_filters_win():
     assert "2 кімнати" not in page.interpreted.summary
 
 
+@pytest.mark.parametrize(
+    ("request_text", "refused"),
+    [
+        ("квартира у Львові на 300 поверсі", {"floor"}),
+        ("квартира у Львові " + "1" * 16 + " м²", {"min_area", "max_area"}),
+        ("квартира у Львові до 5000000 млн грн", {"max_price", "currency"}),
+    ],
+)
+def test_a_value_no_filter_accepts_is_refused_and_the_rest_still_applies(request_text, refused):
+    page = search.fulltext_search(query=request_text, limit=5, interpret=True)
+    assert set(page.interpreted.refused) == refused
+    assert all(name in page.interpreted.refused[name] for name in refused - {"currency"})
+    assert not refused & set(page.filters) - {"currency"}
+    assert not refused & set(page.interpreted.filters)
+    assert not any(set(chip.filters) & refused for chip in page.interpreted.chips)
+    assert page.filters["city"] == "Львів" and page.filters["property_type"] == "apartment"
+    assert page.interpreted.summary == "Зрозуміли: Квартира · Львів"
+    assert page.total > 0 and all(card.city == "Львів" for card in page.listings)
+
+
+def test_a_request_read_whole_has_nothing_refused():
+    page = search.fulltext_search(query="квартира у Львові на 3 поверсі", interpret=True)
+    assert page.interpreted.refused == {}
+    assert "refused" not in page.interpreted.model_dump(mode="json")
+    assert page.filters["floor"] == 3
+
+
 def test_a_request_that_is_all_filters_is_a_pure_filter_in_full_text():
     page = search.fulltext_search(query="трикімнатна квартира у Львові", interpret=True)
     assert page.mode == "filter"

@@ -54,3 +54,21 @@ async def test_a_place_name_that_matches_nothing_is_an_invalid_argument(mcp_serv
     page = resolved.structured_content
     assert page["names_resolved"] == {"city": {"given": "Kharkiv", "value": "Харків"}}
     assert all(card["city"] == "Харків" for card in page["listings"])
+
+
+async def test_a_value_no_filter_accepts_is_refused_by_name_through_mcp(mcp_server):
+    async with Client(mcp_server.mcp_url) as client:
+        result = await client.call_tool(
+            "search_by_metadata", {"query": "квартира у Львові на 300 поверсі", "limit": 5}
+        )
+    assert not result.is_error
+    page = result.structured_content
+    assert page["interpreted"]["refused"] == {
+        "floor": "Filter 'floor': input should be less than or equal to 200."
+    }
+    assert page["filters"]["city"] == "Львів" and "floor" not in page["filters"]
+    assert page["listings"] and all(card["city"] == "Львів" for card in page["listings"])
+    assert (
+        json.loads(result.content[0].text)["interpreted"]["refused"]
+        == page["interpreted"]["refused"]
+    )

@@ -140,4 +140,6 @@ def page_table(page: Any) -> str:
     interpreted = getattr(page, "interpreted", None)
     if interpreted is not None:
         head += f"\n{printable(interpreted.summary)}   text: {printable(interpreted.text or '—')}"
+        for reason in dict.fromkeys(interpreted.refused.values()):
+            head += f"\nnot applied: {printable(reason)}"
     return f"{head}\n{body}"
