@@ -60,6 +60,8 @@ AND_WORDS = frozenset({"і", "й", "та", "и", "and"})
 ALTERNATIVES = frozenset({"або", "чи", "і", "й", "та", "или", "и", "or", "and", "/"})
 CONJUNCTIONS = frozenset({"і", "й", "та", "и", "and", "or", "або", "чи", "или", "либо", ","})
 FLOOR_PREPS = frozenset({"на", "on", "the"})
+# "не на першому, а на останньому": what follows is said instead, not negated.
+CONTRASTS = frozenset({"а", "але", "but", "но"})
 # After "not ... first", the next floor is negated too: "not on the first or last floor".
 NEGATION_OR = frozenset({"or", "nor", "або", "чи", "ни", "или"})
 STOREYS_PREPS = frozenset({"з", "із", "зі", "of", "из", "в"})
@@ -412,6 +414,8 @@ def _floor_chain(r: _Request, s: int) -> tuple[int, list[tuple[bool, int | str]]
             negated = True
         elif r.low(j) in FLOOR_PREPS or r.low(j) in CONJUNCTIONS:
             pass
+        elif r.low(j) in CONTRASTS and items:
+            negated = False
         elif r.kind(j) == "word" and r.has(j, ORDINALS):
             items.append((negated, int(r.value(j, ORDINALS))))
             negated = negated and r.low(j + 1) in NEGATION_OR  # "not on the first or last"
@@ -425,7 +429,9 @@ def _floor_chain(r: _Request, s: int) -> tuple[int, list[tuple[bool, int | str]]
         else:
             break
         j += 1
-    while j > s and (r.low(j - 1) in CONJUNCTIONS or r.has(j - 1, NEGATIONS | FLOOR_PREPS)):
+    while j > s and (
+        r.low(j - 1) in CONJUNCTIONS | CONTRASTS or r.has(j - 1, NEGATIONS | FLOOR_PREPS)
+    ):
         j -= 1
     return j, items, said
 
@@ -442,6 +448,8 @@ def _floor(r: _Request) -> None:
                 high, j = int(r.tokens[j + 1].number), j + 2  # "від 2 до 5 поверху"
             if r.low(j) == "/" and r.kind(j + 1) == "num":
                 j += 2
+            plus = high is None and r.low(j) == "+"  # "на 3+ поверсі"
+            j += 1 if plus else 0
             if r.low(j) in DASHES and r.kind(j + 1) == "word" and r.low(j + 1) in SUFFIXES:
                 j += 2
             elif r.kind(j) == "word" and r.low(j) in SUFFIXES:
@@ -457,6 +465,7 @@ def _floor(r: _Request) -> None:
             if high is not None and plural_only(r.low(j)):
                 storeys_until = j  # "від 2 до 3 поверхів": storeys too ("до 5 поверху": a floor)
                 continue
+            op = "min" if plus else op
             if on:
                 start -= 1
             end = r.skip_dot(j + 1)
@@ -560,6 +569,8 @@ def _rooms(r: _Request) -> None:
                 high, j = second, j + 2  # "2-3", "2 або 3 кімнати", "two or three"
             elif r.joined(op, j) and second:
                 high, j = second, j + 2  # "від 2 до 3 кімнат", "от двух до трёх комнат"
+            if high is None and r.low(j) == "+":
+                op, j = "min", j + 1  # "3+ кімнати", "4+ rooms"
             while r.low(j) in DASHES or r.low(j) in {"х", "x", "ти", "ох"}:
                 j += 1
             if not (r.kind(j) == "word" and r.has(j, ROOM_UNITS)) or not 0 < count <= 20:

@@ -62,6 +62,9 @@ CASES = [
     ("двух- или трехкомнатная", {"min_rooms": 2, "max_rooms": 3}),
     ("однокімнатна або двокімнатна", {"min_rooms": 1, "max_rooms": 2}),
     ("двухкомнатная квартира", {"rooms_count": 2}),
+    ("квартира 3+ кімнати", {"min_rooms": 3, "property_type": "apartment"}),
+    ("4+ rooms", {"min_rooms": 4}),
+    ("at most 2 rooms", {"max_rooms": 2}),
     ("3 bedroom flat", {"rooms_count": 3, "property_type": "apartment"}),
     # prices
     ("до 60 тисяч доларів", {"max_price": 60000, "currency": "USD", "deal_type": "sale"}),
@@ -113,6 +116,9 @@ CASES = [
     ("not on the first or last floor", {"min_floor": 2, "not_top_floor": True}),
     ("не на першому або останньому поверсі", {"min_floor": 2, "not_top_floor": True}),
     ("від 2 до 5 поверху", {"min_floor": 2, "max_floor": 5}),
+    ("не на першому, а на останньому поверсі", {"min_floor": 2, "not_top_floor": None}),
+    ("not on the first but on the top floor", {"min_floor": 2, "not_top_floor": None}),
+    ("квартира на 3+ поверсі", {"min_floor": 3, "floor": None}),
     ("от 3 до 9 этажа", {"min_floor": 3, "max_floor": 9}),
     # deal type
     ("оренда квартири", {"deal_type": "rent_long"}),
@@ -180,6 +186,8 @@ NOT_READ = [
     ("квартира в центрі Києва", {"city": "Київ"}, ["district"]),
     ("будинок 2005 року", {"property_type": "house"}, ["min_price", "max_price"]),
     ("2 поверхи", {}, ["rooms_count", "floor"]),
+    ("будинок 2+ поверхи", {"property_type": "house"}, ["min_floor", "floor"]),
+    ("4+ кімнати", {}, ["property_type"]),
     ("з ремонтом", {}, ["renovation_status"]),
     ("ціна в євро", {}, ["renovation_status"]),
     ("простора квартира", {"property_type": "apartment"}, ["min_area"]),
