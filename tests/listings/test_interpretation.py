@@ -64,6 +64,7 @@ CASES = [
     ("двухкомнатная квартира", {"rooms_count": 2}),
     ("квартира 3+ кімнати", {"min_rooms": 3, "property_type": "apartment"}),
     ("4+ rooms", {"min_rooms": 4}),
+    ("квартира 3 кім. 75 кв.м.", {"rooms_count": 3, "min_area": 67.5, "max_area": 82.5}),
     ("at most 2 rooms", {"max_rooms": 2}),
     ("3 bedroom flat", {"rooms_count": 3, "property_type": "apartment"}),
     # prices
