@@ -25,8 +25,8 @@ BIG_VALUE_SHARE = 0.05
 BIG_VALUE_COLUMNS = ("deal_type", "city")
 MOST_OF_THE_TABLE = 0.5
 GOOD_M, GOOD_EF_CONSTRUCTION = 24, 200
-# What this DDL did on the project's own copy of 1 000 000 listings (bench_search, README:
-# Performance): the figures the advice quotes.
+# What this DDL did on the project's own copy of 1 000 000 listings (bench_search,
+# bench/RESULTS.md): the figures the advice quotes.
 DENSER_EXPECTED = (
     "recall@10 of the HNSW scan at a given ef_search up, so HNSW_EF_SEARCH can come down: on "
     "the project's copy of 1 000 000 listings, m = 24 / ef_construction = 200 in place of "
