@@ -486,3 +486,74 @@ LOGGING = {
         "vmk": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
     },
 }
+
+# --- Ranges ---------------------------------------------------------------------------------
+# A number out of range stops the start, naming the setting. Inside a call it was a database
+# error (hnsw.ef_search above 1000, hnsw.max_scan_tuples 0), every connection "busy"
+# (QUERY_TIMEOUT_SEC -1), every full-text page empty (FTS_RANK_CANDIDATES 0) or every limit
+# refused (MAX_LIMIT 0).
+HNSW_ITERATIVE_SCANS = ("off", "relaxed_order", "strict_order")
+if HNSW_ITERATIVE_SCAN not in HNSW_ITERATIVE_SCANS:
+    raise ImproperlyConfigured(
+        "HNSW_ITERATIVE_SCAN must be one of: " + ", ".join(HNSW_ITERATIVE_SCANS)
+    )
+_POSITIVE = (0.0, False)  # more than 0
+_RANGES: dict[str, tuple[tuple[float, bool], float | None]] = {
+    # name: ((lowest, whether the lowest itself is allowed), highest or None)
+    "QUERY_TIMEOUT_SEC": (_POSITIVE, None),
+    "DB_POOL_MIN": ((0, True), None),
+    "DB_POOL_MAX": ((1, True), None),
+    "DB_POOL_TIMEOUT_SEC": (_POSITIVE, None),
+    "LISTINGS_REPLICA_RETRY_SEC": ((0, True), None),
+    "DEMO_LISTINGS_COUNT": ((1, True), None),
+    "MAX_LIMIT": ((1, True), None),
+    "MAX_QUERY_LENGTH": ((1, True), None),
+    "TOTAL_COUNT_CAP": ((0, True), None),
+    "FTS_RANK_CANDIDATES": ((1, True), None),
+    # pgvector's own bounds of hnsw.ef_search and hnsw.max_scan_tuples
+    "HNSW_EF_SEARCH": ((1, True), 1000),
+    "HNSW_EF_SEARCH_SELECTIVE": ((1, True), 1000),
+    "HNSW_EF_SEARCH_BROAD": ((1, True), 1000),
+    "HNSW_MAX_SCAN_TUPLES": ((1, True), 2**31 - 1),
+    "HNSW_SELECTIVE_SHARE": ((0, True), None),
+    "HNSW_BROAD_SHARE": ((0, True), None),
+    "HNSW_BROAD_MAX_ROWS": ((0, True), None),
+    "EXACT_VECTOR_SEARCH_MAX_ROWS": ((0, True), None),
+    "E5_THREADS": ((1, True), None),
+    "EMBEDDER_THREADS": ((1, True), None),
+    "EMBEDDING_DIM": ((1, True), 16000),  # pgvector's largest vector
+    "EMBEDDING_CACHE_SIZE": ((0, True), None),
+    "OLLAMA_TIMEOUT_SEC": (_POSITIVE, None),
+    "MCP_PORT": ((0, True), 65535),
+    "MCP_WORKERS": ((1, True), None),
+    "MCP_MAX_BODY_BYTES": ((1, True), None),
+    "MCP_MAX_RESULT_TOKENS": ((1, True), None),
+    "MCP_CACHE_TTL_SEC": ((0, True), None),
+    "MCP_CALL_THREADS": ((1, True), None),
+    "SHUTDOWN_GRACE_SEC": ((0, True), None),
+    "AUDIT_RETENTION_DAYS": ((0, True), None),
+    "AUDIT_QUEUE_SIZE": ((1, True), None),
+    "AUDIT_WAIT_SEC": ((0, True), None),
+    "MCP_CALLS_PER_MINUTE": ((0, True), None),
+    "MCP_CALLS_PER_DAY": ((0, True), None),
+    "OAUTH_ACCESS_TOKEN_SEC": ((1, True), None),
+    "SECURE_HSTS_SECONDS": ((0, True), None),
+}
+
+
+def _shown(number: float) -> str:
+    return f"{number:g}" if isinstance(number, float) else str(number)
+
+
+for _name, ((_low, _low_allowed), _high) in _RANGES.items():
+    _value = globals()[_name]
+    _too_low = _value < _low or (_value == _low and not _low_allowed)
+    if _too_low or (_high is not None and _value > _high):
+        _wanted = f"at least {_shown(_low)}" if _low_allowed else f"more than {_shown(_low)}"
+        if _high is not None:
+            _wanted += f" and at most {_shown(_high)}"
+        raise ImproperlyConfigured(f"{_name} must be {_wanted} (it is {_shown(_value)})")
+if DB_POOL_MIN > DB_POOL_MAX:
+    raise ImproperlyConfigured(
+        f"DB_POOL_MIN ({DB_POOL_MIN}) must not be more than DB_POOL_MAX ({DB_POOL_MAX})"
+    )

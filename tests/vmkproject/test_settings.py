@@ -190,3 +190,38 @@ def test_the_default_sqlite_database_writes_ahead(tmp_path):
     result = run_python(code, tmp_path, DATABASE_URL=f"sqlite:///{tmp_path / 'own.sqlite3'}")
     assert result.returncode == 0, result.stderr[-2000:]
     assert json.loads(result.stdout.strip().splitlines()[-1]) == {"mode": "wal", "synchronous": 1}
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"HNSW_EF_SEARCH": "2000"},
+            "HNSW_EF_SEARCH must be at least 1 and at most 1000 (it is 2000)",
+        ),
+        ({"HNSW_MAX_SCAN_TUPLES": "0"}, "HNSW_MAX_SCAN_TUPLES must be at least 1 and at most"),
+        ({"QUERY_TIMEOUT_SEC": "-1"}, "QUERY_TIMEOUT_SEC must be more than 0 (it is -1)"),
+        ({"FTS_RANK_CANDIDATES": "0"}, "FTS_RANK_CANDIDATES must be at least 1 (it is 0)"),
+        ({"MAX_LIMIT": "0"}, "MAX_LIMIT must be at least 1 (it is 0)"),
+        (
+            {"DB_POOL_MIN": "5", "DB_POOL_MAX": "2"},
+            "DB_POOL_MIN (5) must not be more than DB_POOL_MAX (2)",
+        ),
+        (
+            {"HNSW_ITERATIVE_SCAN": "sometimes"},
+            "HNSW_ITERATIVE_SCAN must be one of: off, relaxed_order, strict_order",
+        ),
+    ],
+)
+def test_a_setting_out_of_range_stops_the_start_naming_it(tmp_path, env, message):
+    # Each of these started a server whose calls then failed: a database error, every
+    # connection "busy", every full-text page empty, every limit refused.
+    done = run_python("import vmkproject.settings", tmp_path, **env)
+    assert done.returncode != 0
+    assert "ImproperlyConfigured: " + message in done.stderr
+
+
+def test_the_bounds_themselves_are_accepted(tmp_path):
+    bounds = {"HNSW_EF_SEARCH": "1000", "MAX_LIMIT": "1", "DB_POOL_MIN": "0", "MCP_PORT": "0"}
+    done = run_python("import vmkproject.settings", tmp_path, **bounds)
+    assert done.returncode == 0, done.stderr
