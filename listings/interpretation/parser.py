@@ -67,6 +67,13 @@ NEGATION_OR = frozenset({"or", "nor", "або", "чи", "ни", "или"})
 STOREYS_PREPS = frozenset({"з", "із", "зі", "of", "из", "в"})
 # Prices from which a request is a purchase, not a rent, in each currency.
 SALE_PRICE_FLOOR = {"USD": 10_000, "EUR": 10_000, "UAH": 400_000}
+# A price said without a currency is in the one it is a likely price in: a month's rent
+# under 2 000 is dollars (no flat lets for 2 000 грн a month), from it hryvnias; a day's rent
+# under 200 dollars, from it hryvnias; with no deal said, 2 000 up to a purchase's dollar
+# floor is a month's rent in hryvnias ("квартира до 8 тис"), and the rest dollars.
+RENT_IN_DOLLARS_BELOW = {"rent_long": 2_000, "rent_short": 200}
+# Units after a number that make it no price ("до 20 хвилин", "до 5 років").
+NOT_PRICE_UNITS = _set("not_price_units")
 # A bare area ("квартира 50 м²") is taken as this share either side.
 BARE_AREA_SPREAD = 0.1
 
@@ -392,7 +399,7 @@ def _price(r: _Request) -> None:
         if quantity.currency is None:
             if quantity.mult in {"к", "k"} and quantity.low < 10_000 and op is None:
                 continue  # "2к": rooms
-            if quantity.mult is None and not (op and quantity.low >= 1000):
+            if quantity.mult is None and not (op and _bare_price(r, quantity)):
                 continue
         values: dict[str, Any] = {}
         if low is not None:
@@ -402,6 +409,26 @@ def _price(r: _Request) -> None:
         values["currency"] = quantity.currency
         label = _range_label(low, high, quantity.currency or "{currency}")
         r.take(start, quantity.end, label, values)
+
+
+def _bare_price(r: _Request, quantity: _Quantity) -> bool:
+    """Whether a number after "до", "under", "від" with no currency is a price: from 1 000,
+    or from 10 in a request for a rent ("rent under 800", "подобово до 900") when no other
+    unit follows it ("оренда до 20 хвилин від центру")."""
+    if quantity.low >= 1000:
+        return True
+    following = quantity.end
+    if quantity.low < 10 or r.has(following, FLOOR_WORDS | ROOM_UNITS | NOT_PRICE_UNITS):
+        return False
+    return any(_rent_word(r, i) for i in range(len(r.tokens)))
+
+
+def _rent_word(r: _Request, i: int) -> bool:
+    if r.kind(i) != "word":
+        return False
+    if r.has(i, MONTH_NOUNS) or r.has(i, SHORT_NOUNS):
+        return True  # "per month", "на добу"
+    return r.has(i, DEAL_WORDS) and r.value(i, DEAL_WORDS) in {"rent_long", "rent_short"}
 
 
 def _floor_chain(r: _Request, s: int) -> tuple[int, list[tuple[bool, int | str]], bool]:
@@ -805,6 +832,15 @@ def _remaining(r: _Request) -> str:
     return " ".join(words)
 
 
+def _likely_currency(r: _Request, deal: str | None) -> str:
+    """The currency of a price said without one (RENT_IN_DOLLARS_BELOW)."""
+    amount = r.filters.get("max_price") or r.filters.get("min_price") or 0
+    if deal in RENT_IN_DOLLARS_BELOW:
+        return "USD" if amount < RENT_IN_DOLLARS_BELOW[deal] else "UAH"
+    month = RENT_IN_DOLLARS_BELOW["rent_long"]
+    return "UAH" if deal is None and month <= amount < SALE_PRICE_FLOOR["USD"] else "USD"
+
+
 def _sale_by_price(r: _Request) -> None:
     """A price no rent reaches ("до 60 тисяч доларів") means a purchase."""
     if "deal_type" in r.filters:
@@ -836,7 +872,7 @@ def interpret(
     _places(r)
     if "currency" in r.filters:
         deal = r.filters.get("deal_type")
-        code = r.filters["currency"] or ("UAH" if deal in {"rent_long", "rent_short"} else "USD")
+        code = r.filters["currency"] or _likely_currency(r, deal)
         r.filters["currency"] = code
         r.chips = [
             dataclasses.replace(chip, label=chip.label.replace("{currency}", code))

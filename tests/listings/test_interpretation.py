@@ -90,6 +90,16 @@ CASES = [
     ("квартира до півтора мільйона гривень", {"max_price": 1_500_000, "currency": "UAH"}),
     ("квартира до пятидесяти тысяч долларов", {"max_price": 50_000, "currency": "USD"}),
     ("under one hundred fifty thousand dollars", {"max_price": 150_000, "currency": "USD"}),
+    # a price without a currency: the one it is a likely price in
+    ("квартира до 8 тис", {"max_price": 8000, "currency": "UAH", "deal_type": None}),
+    ("квартира до 80 тис", {"max_price": 80000, "currency": "USD", "deal_type": "sale"}),
+    ("flat for rent under 1000", {"max_price": 1000, "currency": "USD"}),
+    ("оренда до 15к", {"max_price": 15000, "currency": "UAH"}),
+    ("подобово до 1500", {"max_price": 1500, "currency": "UAH"}),
+    ("daily rent up to 50", {"max_price": 50, "currency": "USD", "deal_type": "rent_short"}),
+    # a number under 1 000 is a price in a request for a rent
+    ("apartment for rent under 800 per month", {"max_price": 800, "deal_type": "rent_long"}),
+    ("rent from 500 to 900", {"min_price": 500, "max_price": 900}),
     # area
     ("понад 100 квадратних метрів", {"min_area": 100}),
     ("від 50 м²", {"min_area": 50}),
@@ -189,6 +199,9 @@ NOT_READ = [
     ("2 поверхи", {}, ["rooms_count", "floor"]),
     ("будинок 2+ поверхи", {"property_type": "house"}, ["min_floor", "floor"]),
     ("4+ кімнати", {}, ["property_type"]),
+    ("квартира до 500", {"property_type": "apartment"}, ["max_price"]),
+    ("оренда до 20 хвилин від центру", {"deal_type": "rent_long"}, ["max_price"]),
+    ("оренда квартири до 5 поверху", {"max_floor": 5}, ["max_price"]),
     ("з ремонтом", {}, ["renovation_status"]),
     ("ціна в євро", {}, ["renovation_status"]),
     ("простора квартира", {"property_type": "apartment"}, ["min_area"]),
