@@ -72,8 +72,6 @@ SALE_PRICE_FLOOR = {"USD": 10_000, "EUR": 10_000, "UAH": 400_000}
 # under 200 dollars, from it hryvnias; with no deal said, 2 000 up to a purchase's dollar
 # floor is a month's rent in hryvnias ("квартира до 8 тис"), and the rest dollars.
 RENT_IN_DOLLARS_BELOW = {"rent_long": 2_000, "rent_short": 200}
-# Units after a number that make it no price ("до 20 хвилин", "до 5 років").
-NOT_PRICE_UNITS = _set("not_price_units")
 # A bare area ("квартира 50 м²") is taken as this share either side.
 BARE_AREA_SPREAD = 0.1
 
@@ -411,6 +409,11 @@ def _price(r: _Request) -> None:
         r.take(start, quantity.end, label, values)
 
 
+# Words after a number that make it no price: floors, rooms and other units ("до 20 хвилин",
+# "до 5 років").
+NOT_PRICE_AFTER = FLOOR_WORDS | ROOM_UNITS | _set("not_price_units")
+
+
 def _bare_price(r: _Request, quantity: _Quantity) -> bool:
     """Whether a number after "до", "under", "від" with no currency is a price: from 1 000,
     or from 10 in a request for a rent ("rent under 800", "подобово до 900") when no other
@@ -418,7 +421,7 @@ def _bare_price(r: _Request, quantity: _Quantity) -> bool:
     if quantity.low >= 1000:
         return True
     following = quantity.end
-    if quantity.low < 10 or r.has(following, FLOOR_WORDS | ROOM_UNITS | NOT_PRICE_UNITS):
+    if quantity.low < 10 or r.has(following, NOT_PRICE_AFTER):
         return False
     return any(_rent_word(r, i) for i in range(len(r.tokens)))
 
