@@ -844,16 +844,22 @@ def _likely_currency(r: _Request, deal: str | None) -> str:
     return "UAH" if deal is None and month <= amount < SALE_PRICE_FLOOR["USD"] else "USD"
 
 
-def _sale_by_price(r: _Request) -> None:
-    """A price no rent reaches ("до 60 тисяч доларів") means a purchase."""
+def _deal_by_price(r: _Request, currency_said: bool) -> None:
+    """A price no rent reaches ("до 60 тисяч доларів") means a purchase; one taken in
+    hryvnias with no deal and no currency said ("квартира до 8 тис") a month's rent."""
     if "deal_type" in r.filters:
         return
     amount = r.filters.get("max_price") or r.filters.get("min_price") or 0
     floor = SALE_PRICE_FLOOR.get(r.filters["currency"])
     if floor is not None and amount >= floor:
-        price = next(chip for chip in r.chips if "currency" in chip.filters)
-        r.filters["deal_type"] = "sale"
-        r.chips.append(Chip("продаж (за ціною)", ("deal_type",), price.start, price.end))
+        deal, label = "sale", "продаж (за ціною)"
+    elif not currency_said and r.filters["currency"] == "UAH":
+        deal, label = "rent_long", "довгострокова оренда (за ціною)"
+    else:
+        return
+    price = next(chip for chip in r.chips if "currency" in chip.filters)
+    r.filters["deal_type"] = deal
+    r.chips.append(Chip(label, ("deal_type",), price.start, price.end))
 
 
 def interpret(
@@ -874,14 +880,14 @@ def interpret(
     _property(r)
     _places(r)
     if "currency" in r.filters:
-        deal = r.filters.get("deal_type")
+        deal, said = r.filters.get("deal_type"), r.filters["currency"] is not None
         code = r.filters["currency"] or _likely_currency(r, deal)
         r.filters["currency"] = code
         r.chips = [
             dataclasses.replace(chip, label=chip.label.replace("{currency}", code))
             for chip in r.chips
         ]
-        _sale_by_price(r)
+        _deal_by_price(r, said)
     chips = tuple(sorted(r.chips, key=lambda chip: chip.start))
     # Only the corrections that something understood took (a corrected word left in the text
     # was not read as the correction).

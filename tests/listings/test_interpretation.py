@@ -91,7 +91,8 @@ CASES = [
     ("квартира до пятидесяти тысяч долларов", {"max_price": 50_000, "currency": "USD"}),
     ("under one hundred fifty thousand dollars", {"max_price": 150_000, "currency": "USD"}),
     # a price without a currency: the one it is a likely price in
-    ("квартира до 8 тис", {"max_price": 8000, "currency": "UAH", "deal_type": None}),
+    ("квартира до 8 тис", {"max_price": 8000, "currency": "UAH", "deal_type": "rent_long"}),
+    ("квартира до 8 тис грн", {"max_price": 8000, "currency": "UAH", "deal_type": None}),
     ("квартира до 80 тис", {"max_price": 80000, "currency": "USD", "deal_type": "sale"}),
     ("flat for rent under 1000", {"max_price": 1000, "currency": "USD"}),
     ("оренда до 15к", {"max_price": 15000, "currency": "UAH"}),
