@@ -330,7 +330,11 @@ def _range_label(low: float | None, high: float | None, unit: str) -> str:
     return f"до {_number(high or 0)} {unit}"
 
 
-def _rooms_label(count: int) -> str:
+def _rooms_label(count: int, *, after: str = "") -> str:
+    """ "3 кімнати"; after a preposition ("від", "до") the genitive: "від 3 кімнат"."""
+    if after:
+        word = "кімнати" if count % 10 == 1 and count % 100 != 11 else "кімнат"
+        return f"{after} {count} {word}"
     if count % 10 == 1 and count % 100 != 11:
         return f"{count} кімната"
     if 2 <= count % 10 <= 4 and not 12 <= count % 100 <= 14:
@@ -609,9 +613,9 @@ def _rooms(r: _Request) -> None:
             if high is not None:
                 _take_rooms_range(r, start, end, count, high)
             elif op == "min":
-                r.take(start, end, f"від {_rooms_label(count)}", {"min_rooms": count})
+                r.take(start, end, _rooms_label(count, after="від"), {"min_rooms": count})
             elif op == "max":
-                r.take(start, end, f"до {_rooms_label(count)}", {"max_rooms": count})
+                r.take(start, end, _rooms_label(count, after="до"), {"max_rooms": count})
             else:
                 r.take(start, end, _rooms_label(count), {"rooms_count": count})
         elif r.kind(i) == "word" and r.has(i, ROOMS_WORDS):

@@ -317,3 +317,17 @@ def test_a_word_of_thousands_of_letters_is_read_without_exhausting_the_stack(gaz
     assert Gazetteer.build({**VALUES, "city": {**VALUES["city"], huge.capitalize(): 1}}, LOCATED)
     understood = read(f"двокімнатна {huge} у Львові", gazetteer)
     assert understood.filters["rooms_count"] == 2 and huge in understood.text
+
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("3+ кімнати", "від 3 кімнат"),
+        ("більше 1 кімнати", "від 1 кімнати"),
+        ("at most 2 rooms", "до 2 кімнат"),
+        ("не більше 5 кімнат", "до 5 кімнат"),
+        ("3 кімнати", "3 кімнати"),
+    ],
+)
+def test_a_rooms_bound_is_labelled_in_the_genitive(gazetteer, text, label):
+    assert [chip.label for chip in read(text, gazetteer).chips] == [label]
