@@ -370,12 +370,13 @@ def _area(r: _Request) -> None:
         quantity.unit = r.range_unit(quantity, op)
         if quantity.unit is None:
             continue
+        # the range's far end first: "від 40 до 60 метрів" is no distance "40 [метрів] до"
+        low, high = r.bounds(quantity, op)
         cue = any(r.has(k, AREA_CUES) for k in range(max(0, start - 3), start))
         if quantity.unit == "metres" and (not cue or r.has(quantity.end, DISTANCE_AFTER)):
             continue  # "500 метрів до метро": a distance
         if r.has(quantity.end, DISTANCE_AFTER) and r.low(quantity.end + 1) == "метро":
             continue
-        low, high = r.bounds(quantity, op)
         if op is None and quantity.high is None:
             # rounded: 45 * 1.1 is 49.50000000000001, which the caller would see in `filters`
             low = round(quantity.low * (1 - BARE_AREA_SPREAD), 2)

@@ -111,6 +111,8 @@ CASES = [
     ("квартира у Львові від 50 до 70 м2", {"min_area": 50, "max_area": 70, "city": "Львів"}),
     ("от 50 до 70 квадратных метров", {"min_area": 50, "max_area": 70}),
     ("from 50 to 70 m2", {"min_area": 50, "max_area": 70}),
+    ("квартира площадью от 40 до 60 метров", {"min_area": 40, "max_area": 60}),
+    ("площею від 40 до 60 метрів", {"min_area": 40, "max_area": 60}),
     ("apartment between 50 and 70 square meters", {"min_area": 50, "max_area": 70}),
     ("квартира площею між 50 і 70 м²", {"min_area": 50, "max_area": 70}),
     ("между 2 и 3 комнатами", {"min_rooms": 2, "max_rooms": 3}),
