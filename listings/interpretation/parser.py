@@ -368,7 +368,7 @@ def _area(r: _Request) -> None:
             continue
         op, start = r.operator(i)
         quantity.unit = r.range_unit(quantity, op)
-        if quantity.unit is None:
+        if quantity.unit is None or _rooms_and_flat(r, quantity):
             continue
         # the range's far end first: "від 40 до 60 метрів" is no distance "40 [метрів] до"
         low, high = r.bounds(quantity, op)
@@ -388,6 +388,14 @@ def _area(r: _Request) -> None:
             start -= 1
         values = {"min_area": low, "max_area": high}
         r.take(start, quantity.end, label, {k: v for k, v in values.items() if v is not None})
+
+
+def _rooms_and_flat(r: _Request, quantity: _Quantity) -> bool:
+    """ "1к кв.": one room, a flat ("кв." for "квартира"), not 1 000 square metres ("3k sqm",
+    "2к кв.м" are areas)."""
+    units = [r.low(k) for k in range(quantity.start, quantity.end)]
+    small = quantity.mult in {"к", "k"} and quantity.low < 10_000
+    return small and (units[-1] == "кв" or units[-2:] == ["кв", "."])
 
 
 def _price(r: _Request) -> None:
@@ -515,6 +523,9 @@ def _floor(r: _Request) -> None:
                 r.take(start, end, f"{number} поверх", {"floor": number})
         elif r.has(i, frozenset(ORDINALS) | LAST | NEGATIONS | FLOOR_PREPS):
             end, items, said = _floor_chain(r, i)
+            begin = i
+            if not said and r.has(i - 1, FLOOR_WORDS) and r.kind(i - 2) != "num":
+                said, begin = True, i - 1  # "поверх не перший і не останній", not "2 поверхи"
             values: dict[str, Any] = {}
             labels = []
             for negated, item in items:
@@ -534,7 +545,7 @@ def _floor(r: _Request) -> None:
                 values |= {"min_floor": max(low, values.get("min_floor", low)), "max_floor": high}
                 labels = [f"{low}–{high} поверх"]
             if said and values:
-                r.take(i, end, ", ".join(labels), values)
+                r.take(begin, end, ", ".join(labels), values)
 
 
 def _count(r: _Request, i: int) -> int | None:
