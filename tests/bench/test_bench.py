@@ -87,6 +87,16 @@ def test_bench_search_prints_the_table_and_writes_the_same_json(tmp_path):
     assert buckets == [0.5, 0.1, 0.01, 0.001]
     assert all(r["short_pages"] == 0 for r in report["recall"])
     assert all(r["recall_at_10"] >= 0.9 for r in report["recall"])
+    # Filters no index serves: each against its exact top 10; on the test database they keep
+    # few enough listings for the exact scan, whose recall is 1.0 by definition.
+    unindexed = report["recall_unindexed"]
+    assert [r["filters"] for r in unindexed] == [
+        f | {"listing_status": "any"} for f in bench.UNINDEXED_FILTERS
+    ]
+    assert all(r["matching_rows"] > 0 and r["short_pages"] == 0 for r in unindexed)
+    assert all(r["paths"] == ["exact (pre-filtered scan)"] for r in unindexed)
+    assert all(r["recall_at_10"] == r["recall_worst_query"] == 1.0 for r in unindexed)
+    assert "recall@10 under filters on columns no index serves" in report["printed"]
 
 
 def test_mcp_costs_pair_calls_with_the_server_log_lines_in_order(tmp_path):
