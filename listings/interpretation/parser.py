@@ -60,6 +60,11 @@ AND_WORDS = frozenset({"і", "й", "та", "и", "and"})
 ALTERNATIVES = frozenset({"або", "чи", "і", "й", "та", "или", "и", "or", "and", "/"})
 CONJUNCTIONS = frozenset({"і", "й", "та", "и", "and", "or", "або", "чи", "или", "либо", ","})
 FLOOR_PREPS = frozenset({"на", "on", "the"})
+# Before a city, words that put the place outside it: "під Києвом", "недалеко від Львова".
+OUTSKIRTS = frozenset(
+    {"під", "под", "near", "біля", "поблизу", "около", "возле", "недалеко", "неподалік", "коло"}
+)
+FROM = frozenset({"від", "от", "from"})
 # "не на першому, а на останньому": what follows is said instead, not negated.
 CONTRASTS = frozenset({"а", "але", "but", "но"})
 # After "not ... first", the next floor is negated too: "not on the first or last floor".
@@ -767,7 +772,8 @@ def _place_allowed(r: _Request, place: Place, i: int, cue: bool) -> bool:
     if any(r.has(k, VIEW_WORDS) for k in (i - 1, i - 2, i - 3)):
         return False  # "з видом на Дніпро": the river
     if place.column == "city":
-        return True
+        # "будинок під Києвом", "near Kyiv": outside the city, whose suburbs are other places
+        return not (r.has(i - 1, OUTSKIRTS) or (r.has(i - 2, OUTSKIRTS) and r.low(i - 1) in FROM))
     if place.column == "metro_station":
         return len(place.words) > 1 and r.tokens[i].text[:1].isupper()
     if cue:

@@ -205,6 +205,10 @@ NOT_READ = [
     ("2 поверхи", {}, ["rooms_count", "floor"]),
     ("будинок 2+ поверхи", {"property_type": "house"}, ["min_floor", "floor"]),
     ("будинок 2 поверхи не перший", {"property_type": "house"}, ["min_floor", "floor"]),
+    # outside the city: its suburbs carry their own names
+    ("будинок під Києвом", {"property_type": "house"}, ["city"]),
+    ("house near Kyiv", {"property_type": "house"}, ["city"]),
+    ("будинок недалеко від Львова", {"property_type": "house"}, ["city"]),
     ("4+ кімнати", {}, ["property_type"]),
     ("квартира до 500", {"property_type": "apartment"}, ["max_price"]),
     ("оренда до 20 хвилин від центру", {"deal_type": "rent_long"}, ["max_price"]),
