@@ -51,8 +51,11 @@ def test_partial_indexes_are_advised_for_big_filter_values_past_the_exact_limit(
     # a value in most of the table is served as well by the whole-table index
     assert "partial HNSW index for deal_type = 'sale'" not in partial
     # a building type no other index narrows, with the figure measured for it
-    building = [item for item in advise.advise() if "building_type = " in item.title]
+    items = advise.advise()
+    building = [item for item in items if "building_type = " in item.title]
     assert building and all("building_type = 'panel'" in item.expected for item in building)
+    renovation = [item for item in items if "renovation_status = " in item.title]
+    assert renovation and all("for 'euro' (34 %)" in item.expected for item in renovation)
 
 
 def test_the_price_expression_is_the_one_the_project_sorts_by(listings_cursor):
