@@ -683,6 +683,28 @@ def _count(filters: dict[str, Any]) -> int:
     )
 
 
+def _recall_runs(
+    conn: psycopg.Connection, filters: dict[str, Any], matching: int, queries: int
+) -> tuple[list[float], int, list[float], set[str]]:
+    """Semantic search under `filters` for the first `queries` QUERIES, each against the
+    exact top 10: (recall@10 of each, short pages, milliseconds of each, paths taken)."""
+    recalls: list[float] = []
+    times: list[float] = []
+    paths: set[str] = set()
+    short = 0
+    for query in QUERIES[:queries]:
+        started = time.perf_counter()
+        page = search.semantic_search(query=query, filters=filters, limit=10)
+        times.append((time.perf_counter() - started) * 1000)
+        paths.add(str(page.index_used))
+        got = [card.id for card in page.listings]
+        vector = get_embedder().embed_query(query)
+        exact = exact_top10(conn, vector, filters)
+        recalls.append(recall(distances(conn, vector, got), exact))
+        short += len(got) < min(10, matching)
+    return recalls, short, times, paths
+
+
 def recall_check(queries_per_bucket: int = 8) -> list[dict[str, Any]]:
     from listings.models import PropertyListing
 
@@ -695,15 +717,7 @@ def recall_check(queries_per_bucket: int = 8) -> list[dict[str, Any]]:
             filters, share = min(measured, key=lambda item: abs(item[1] - target) / target)
             filters = filters | {"listing_status": "any"}
             matching = _count(filters)
-            recalls, short = [], 0
-            for query in QUERIES[:queries_per_bucket]:
-                page = search.semantic_search(query=query, filters=filters, limit=10)
-                got = [card.id for card in page.listings]
-                vector = get_embedder().embed_query(query)
-                exact = exact_top10(conn, vector, filters)
-                recalls.append(recall(distances(conn, vector, got), exact))
-                if len(got) < min(10, matching):
-                    short += 1
+            recalls, short, _, _ = _recall_runs(conn, filters, matching, queries_per_bucket)
             results.append(
                 {
                     "target_share": target,
@@ -745,23 +759,13 @@ def recall_unindexed(queries: int = 8) -> list[dict[str, Any]]:
         for filters in UNINDEXED_FILTERS:
             filters = filters | {"listing_status": "any"}
             matching = _count(filters)
-            recalls, times, paths, short = [], [], set(), 0
-            for query in QUERIES[:queries]:
-                started = time.perf_counter()
-                page = search.semantic_search(query=query, filters=filters, limit=10)
-                times.append((time.perf_counter() - started) * 1000)
-                paths.add(page.index_used)
-                got = [card.id for card in page.listings]
-                vector = get_embedder().embed_query(query)
-                exact = exact_top10(conn, vector, filters)
-                recalls.append(recall(distances(conn, vector, got), exact))
-                short += len(got) < min(10, matching)
+            recalls, short, times, paths = _recall_runs(conn, filters, matching, queries)
             results.append(
                 {
                     "filters": filters,
                     "share": round(matching / total, 5) if total else 0.0,
                     "matching_rows": matching,
-                    "paths": sorted(str(path) for path in paths),
+                    "paths": sorted(paths),
                     "p50_ms": round(statistics.median(times), 2),
                     "recall_at_10": round(statistics.mean(recalls), 4),
                     "recall_worst_query": min(recalls),

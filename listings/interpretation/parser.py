@@ -395,12 +395,16 @@ def _area(r: _Request) -> None:
         r.take(start, quantity.end, label, {k: v for k, v in values.items() if v is not None})
 
 
+def _rooms_k(quantity: _Quantity) -> bool:
+    """Whether a number with "к" may be a room count ("2к"), not thousands ("20к")."""
+    return quantity.mult in {"к", "k"} and quantity.low < 10_000
+
+
 def _rooms_and_flat(r: _Request, quantity: _Quantity) -> bool:
     """ "1к кв.": one room, a flat ("кв." for "квартира"), not 1 000 square metres ("3k sqm",
     "2к кв.м" are areas)."""
     units = [r.low(k) for k in range(quantity.start, quantity.end)]
-    small = quantity.mult in {"к", "k"} and quantity.low < 10_000
-    return small and (units[-1] == "кв" or units[-2:] == ["кв", "."])
+    return _rooms_k(quantity) and (units[-1] == "кв" or units[-2:] == ["кв", "."])
 
 
 def _price(r: _Request) -> None:
@@ -413,7 +417,7 @@ def _price(r: _Request) -> None:
         op, start = r.operator(i)
         low, high = r.bounds(quantity, op)  # "від 30 до 40 тисяч доларів": the unit last
         if quantity.currency is None:
-            if quantity.mult in {"к", "k"} and quantity.low < 10_000 and op is None:
+            if _rooms_k(quantity) and op is None:
                 continue  # "2к": rooms
             if quantity.mult is None and not (op and _bare_price(r, quantity)):
                 continue
@@ -857,9 +861,14 @@ def _remaining(r: _Request) -> str:
     return " ".join(words)
 
 
+def _amount(r: _Request) -> float:
+    """The price read: its upper bound, else its lower one."""
+    return float(r.filters.get("max_price") or r.filters.get("min_price") or 0)
+
+
 def _likely_currency(r: _Request, deal: str | None) -> str:
     """The currency of a price said without one (RENT_IN_DOLLARS_BELOW)."""
-    amount = r.filters.get("max_price") or r.filters.get("min_price") or 0
+    amount = _amount(r)
     if deal in RENT_IN_DOLLARS_BELOW:
         return "USD" if amount < RENT_IN_DOLLARS_BELOW[deal] else "UAH"
     month = RENT_IN_DOLLARS_BELOW["rent_long"]
@@ -871,7 +880,7 @@ def _deal_by_price(r: _Request, currency_said: bool) -> None:
     hryvnias with no deal and no currency said ("квартира до 8 тис") a month's rent."""
     if "deal_type" in r.filters:
         return
-    amount = r.filters.get("max_price") or r.filters.get("min_price") or 0
+    amount = _amount(r)
     floor = SALE_PRICE_FLOOR.get(r.filters["currency"])
     if floor is not None and amount >= floor:
         deal, label = "sale", "продаж (за ціною)"
