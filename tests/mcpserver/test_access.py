@@ -7,10 +7,8 @@ import json
 import re
 import sqlite3
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
-from django.conf import settings as django_settings
 from mcp import Client
 
 from listings.contacts import CONTACTS_MASKED
@@ -245,9 +243,7 @@ def test_concurrent_callers_on_postgresql_are_counted_exactly_up_to_the_limit(li
     from bench import fleet
     from demo import embedded
 
-    primary = embedded.start_server(
-        Path(django_settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"])
-    )
+    primary = embedded.configured_server()
     name = "vmk_test_quota_threads"
     url = fleet.app_database(primary, name)
     try:

@@ -65,7 +65,7 @@ INTERFACE_LINES = (
 
 @pytest.fixture(scope="module")
 def server(listings_db):
-    return embedded_db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+    return embedded_db.configured_server()
 
 
 def url_of(server, name: str, user: str = "postgres") -> str:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import time
-from pathlib import Path
 
 import anyio
 import httpx
@@ -229,7 +228,7 @@ async def test_concurrent_calls_do_not_serialise(mcp_server, listings_db):
 
     from demo import embedded as embedded_db
 
-    server = embedded_db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+    server = embedded_db.configured_server()
     most_active = 0
     stop = threading.Event()
 

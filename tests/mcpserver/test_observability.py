@@ -197,7 +197,7 @@ def test_a_statement_names_its_tool_and_agent_in_pg_stat_activity(mcp_server_wit
         pytest.skip("needs the embedded server's superuser to hold a lock")
     from demo import embedded as embedded_db
 
-    server = embedded_db.start_server(Path(settings.EMBEDDED_DB_DIR))
+    server = embedded_db.configured_server()
     application = f"vmk-data-mcp:{mcp_server_with_tokens.process.pid}"
     found: list[str] = []
     with server.connect(settings.EMBEDDED_DB_NAME) as conn:

@@ -14,7 +14,7 @@ from demo import embedded as db
 
 
 def primary() -> db.EmbeddedServer:
-    return db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+    return db.configured_server()
 
 
 def soak_through_balancer(tmp_path: Path, **options) -> dict:

@@ -226,8 +226,8 @@ def test_embedded_server_is_reused_across_starts(listings_db):
     from demo import embedded as embedded_db
 
     data_dir = Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"])
-    first = embedded_db.start_server(data_dir)
-    second = embedded_db.start_server(data_dir)
+    first = embedded_db.configured_server()
+    second = embedded_db.configured_server()
     assert first == second
     assert (data_dir / "PG_VERSION").exists()
 

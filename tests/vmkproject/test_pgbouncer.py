@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -34,7 +33,7 @@ RESOURCES = ["listing://1", "schema://property_listings", "stats://database"]
 
 
 def primary() -> db.EmbeddedServer:
-    return db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+    return db.configured_server()
 
 
 def started_bouncer() -> fleet.Process:

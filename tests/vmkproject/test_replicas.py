@@ -25,7 +25,7 @@ DBNAME = settings.DATABASES["listings"]["NAME"]
 
 
 def primary() -> db.EmbeddedServer:
-    return db.start_server(Path(settings.DATABASES["listings"]["EMBEDDED"]["DATA_DIR"]))
+    return db.configured_server()
 
 
 @pytest.fixture(scope="module")

@@ -74,7 +74,7 @@ class Command(BaseCommand):
         connections[LISTINGS_ALIAS].close()
         try:
             report = fleet.run_fleet_soak(
-                primary=db.start_server(Path(embedded["DATA_DIR"])),
+                primary=db.configured_server(),
                 base_env={},
                 base_dir=settings.BASE_DIR,
                 log_dir=Path(tempfile.mkdtemp(prefix="vmk-soak-fleet-")),

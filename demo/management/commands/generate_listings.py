@@ -122,9 +122,7 @@ class Command(BaseCommand):
                 "The configured listings database is not the embedded one and is never written "
                 "to; pass --database-url of a database made for synthetic data."
             )
-        server = embedded.start_server(
-            Path(listings["EMBEDDED"]["DATA_DIR"]), listings["EMBEDDED"].get("OPTIONS")
-        )
+        server = embedded.configured_server()
         self._tsearch = embedded.tsearch_dir()
         embedded.ensure_database(
             server,
