@@ -77,6 +77,12 @@ SALE_PRICE_FLOOR = {"USD": 10_000, "EUR": 10_000, "UAH": 400_000}
 # under 200 dollars, from it hryvnias; with no deal said, 2 000 up to a purchase's dollar
 # floor is a month's rent in hryvnias ("квартира до 8 тис"), and the rest dollars.
 RENT_IN_DOLLARS_BELOW = {"rent_long": 2_000, "rent_short": 200}
+# With a currency said and no deal, an upper price from this up to a purchase's floor is a
+# month's rent ("квартира до 8 тис грн", "до 900 євро"); under it, a day's rent or anything.
+MONTHLY_RENT_FROM = {"USD": 200, "EUR": 200, "UAH": 2_000}
+# Types bought more often than let at such prices (a garage for $8 000, a plot for $5 000):
+# a price alone says no rent for them, and a bare one is in dollars.
+BOUGHT_AT_RENT_PRICES = frozenset({"land", "garage"})
 # A bare area ("квартира 50 м²") is taken as this share either side.
 BARE_AREA_SPREAD = 0.1
 
@@ -871,20 +877,34 @@ def _likely_currency(r: _Request, deal: str | None) -> str:
     amount = _amount(r)
     if deal in RENT_IN_DOLLARS_BELOW:
         return "USD" if amount < RENT_IN_DOLLARS_BELOW[deal] else "UAH"
+    if r.filters.get("property_type") in BOUGHT_AT_RENT_PRICES:
+        return "USD"
     month = RENT_IN_DOLLARS_BELOW["rent_long"]
     return "UAH" if deal is None and month <= amount < SALE_PRICE_FLOOR["USD"] else "USD"
 
 
+def _monthly_rent_price(r: _Request, currency_said: bool) -> bool:
+    """A price that says a month's rent: taken in hryvnias with no currency said ("квартира
+    до 8 тис"), or an upper one from MONTHLY_RENT_FROM with it ("до 8 тис грн")."""
+    currency = r.filters["currency"]
+    if r.filters.get("property_type") in BOUGHT_AT_RENT_PRICES:
+        return False
+    if not currency_said:
+        return currency == "UAH"
+    top = r.filters.get("max_price")
+    return top is not None and currency in MONTHLY_RENT_FROM and top >= MONTHLY_RENT_FROM[currency]
+
+
 def _deal_by_price(r: _Request, currency_said: bool) -> None:
-    """A price no rent reaches ("до 60 тисяч доларів") means a purchase; one taken in
-    hryvnias with no deal and no currency said ("квартира до 8 тис") a month's rent."""
+    """A price no rent reaches ("до 60 тисяч доларів") means a purchase; one under it that
+    only a month's rent reaches (_monthly_rent_price), a long rent."""
     if "deal_type" in r.filters:
         return
     amount = _amount(r)
     floor = SALE_PRICE_FLOOR.get(r.filters["currency"])
     if floor is not None and amount >= floor:
         deal, label = "sale", "продаж (за ціною)"
-    elif not currency_said and r.filters["currency"] == "UAH":
+    elif _monthly_rent_price(r, currency_said):
         deal, label = "rent_long", "довгострокова оренда (за ціною)"
     else:
         return

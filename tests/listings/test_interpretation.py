@@ -92,7 +92,12 @@ CASES = [
     ("under one hundred fifty thousand dollars", {"max_price": 150_000, "currency": "USD"}),
     # a price without a currency: the one it is a likely price in
     ("квартира до 8 тис", {"max_price": 8000, "currency": "UAH", "deal_type": "rent_long"}),
-    ("квартира до 8 тис грн", {"max_price": 8000, "currency": "UAH", "deal_type": None}),
+    ("квартира до 8 тис грн", {"max_price": 8000, "currency": "UAH", "deal_type": "rent_long"}),
+    ("не дорожче 900 євро", {"max_price": 900, "currency": "EUR", "deal_type": "rent_long"}),
+    ("квартира до 150 доларів", {"max_price": 150, "currency": "USD", "deal_type": None}),
+    ("квартира від 500$", {"min_price": 500, "currency": "USD", "deal_type": None}),
+    ("гараж до 8 тис", {"max_price": 8000, "currency": "USD", "deal_type": None}),
+    ("ділянка до 5 тис доларів", {"max_price": 5000, "property_type": "land", "deal_type": None}),
     ("квартира до 80 тис", {"max_price": 80000, "currency": "USD", "deal_type": "sale"}),
     ("flat for rent under 1000", {"max_price": 1000, "currency": "USD"}),
     ("оренда до 15к", {"max_price": 15000, "currency": "UAH"}),
