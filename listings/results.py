@@ -232,6 +232,16 @@ class SimilarityCut(BaseModel):
     note: str
 
 
+class DroppedFilters(BaseModel):
+    """How many listings match with some of an empty page's filters dropped."""
+
+    dropped: list[str] = Field(
+        description="The filters dropped together ('query': the searched text)."
+    )
+    total: int = Field(description="Listings that match the rest (see total_exact).")
+    total_exact: bool = Field(description="False when total is a lower bound.")
+
+
 class SearchPage(BaseModel):
     total: int = Field(description="Listings that match (see total_exact).")
     total_exact: bool = Field(True, description="False when total is a lower bound or estimate.")
@@ -274,6 +284,15 @@ class SearchPage(BaseModel):
         None,
         description="Semantic ranking while the stored embeddings are still being computed "
         "(the demo's first start): it covers only the listings embedded so far.",
+        exclude_if=_absent,
+    )
+    if_dropped: list[DroppedFilters] | None = Field(
+        None,
+        description="On an empty first page: for each filter set (a price's bounds and "
+        "currency count as one; listing_status's default 'active' too) and, in full text, "
+        "the searched words ('query'), how many listings match when it alone is dropped "
+        "(semantic search ranks those of them with an embedding). Relax one that lets "
+        "listings in; all 0: no single one emptied the page.",
         exclude_if=_absent,
     )
     listings: list[ListingCard]

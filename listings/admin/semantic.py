@@ -28,7 +28,7 @@ SEMANTIC_TITLE = "Пошук за змістом"
 SEMANTIC_TEMPLATE = "admin/listings/propertylisting/semantic_search.html"
 
 
-def understood_chips(query: QueryDict, page: SearchPage | None) -> list[dict[str, str]]:
+def understood_chips(query: QueryDict, page: SearchPage | None) -> list[dict[str, Any]]:
     """The filters read from the query as chips; each one's link searches again without the
     words it was read from."""
     if page is None or page.interpreted is None:
@@ -40,8 +40,23 @@ def understood_chips(query: QueryDict, page: SearchPage | None) -> list[dict[str
             continue
         without = query.copy()
         without["query"] = " ".join((text[: chip.start] + " " + text[chip.end :]).split())
-        chips.append({"label": chip.label, "remove": "?" + without.urlencode()})
+        chips.append(
+            {
+                "label": chip.label,
+                "remove": "?" + without.urlencode(),
+                "if_removed": _if_removed(page, chip.filters),
+            }
+        )
     return chips
+
+
+def _if_removed(page: SearchPage, names: Sequence[str]) -> str | None:
+    """On an empty page: how many listings match without the filters a chip set (the group
+    of filters dropped together that holds them, SearchPage.if_dropped); None when none."""
+    for dropped in page.if_dropped or ():
+        if dropped.total and set(names) - {"currency"} <= set(dropped.dropped):
+            return f"{dropped.total}" if dropped.total_exact else f"понад {dropped.total}"
+    return None
 
 
 def _with_defaults(query: QueryDict) -> QueryDict:

@@ -116,3 +116,25 @@ def _prices_left_out(filters: Filters, sort_by: str | None = None) -> int | None
     with _database():
         count, _ = capped_count(_filtered(unbounded).filter(condition, price__isnull=False))
     return count
+
+
+def one_dropped(filters: Filters) -> list[tuple[list[str], Filters]]:
+    """`filters` with each group of the filters set lifted alone (understanding.GROUPS: a
+    price's bounds go together; the currency alone narrows nothing, the default status does)."""
+    given = set(filters.model_dump(exclude_defaults=True)) - {"currency"}
+    if filters.listing_status != vocabulary.STATUS_ANY:
+        given.add("listing_status")
+    groups = sorted({understanding._group_of(name) & given for name in given}, key=sorted)
+    lifted = []
+    for group in groups:
+        defaults = {name: Filters.model_fields[name].default for name in group}
+        if "listing_status" in group:
+            defaults["listing_status"] = vocabulary.STATUS_ANY
+        lifted.append((sorted(group), filters.model_copy(update=defaults)))
+    return lifted
+
+
+def filtered_count(filters: Filters) -> tuple[int, bool]:
+    """How many listings match `filters` (capped_count)."""
+    with _database():
+        return capped_count(_filtered(filters))

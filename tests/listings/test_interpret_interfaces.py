@@ -89,3 +89,22 @@ def test_a_value_no_filter_accepts_is_shown_as_not_applied(staff):
     table = run("search_listings", REFUSED, "--mode", "text", "--limit", "3")
     assert "Зрозуміли: Квартира · Львів" in table
     assert "not applied: Filter 'floor': input should be less than or equal to 200." in table
+
+
+EMPTIED = "двокімнатна квартира у Львові до 5 доларів"
+
+
+def test_an_empty_page_offers_the_chip_whose_removal_lets_listings_in(staff):
+    response = staff.get(SEMANTIC, {"query": EMPTIED, "mode": "hybrid"})
+    assert response.status_code == 200
+    chips = {chip["label"]: chip for chip in response.context["chips"]}
+    price = next(chip for label, chip in chips.items() if "$" in label or "USD" in label)
+    assert int(price["if_removed"]) > 0  # the test database has under 1 000 such listings
+    assert all(chip["if_removed"] is None for chip in chips.values() if chip is not price)
+    body = unescape(response.content.decode())
+    assert "Нічого не знайдено." in body
+    assert f"Без «{price['label']}» знайдеться {price['if_removed']}" in body
+    again = staff.get(SEMANTIC, parse_qs(urlsplit(price["remove"]).query, keep_blank_values=True))
+    assert again.context["page"].total == int(price["if_removed"])
+    table = run("search_listings", EMPTIED, "--mode", "text", "--limit", "3")
+    assert f"without max_price: {price['if_removed']} listings" in table

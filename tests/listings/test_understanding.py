@@ -29,8 +29,18 @@ def usd(card) -> float:
 def test_interpret_false_is_the_search_as_before(run):
     for query, filters in [(REQUEST, None), ("квартира з балконом", {"city": "Київ"})]:
         before = run.__wrapped__(query=query, filters=filters, limit=10)
-        assert run(query=query, filters=filters, limit=10, interpret=False) == before
-        assert run(query=query, filters=filters, limit=10) == before
+        # The same page; an empty one also says what each filter dropped would let in.
+        same = before.model_copy(update={"if_dropped": None})
+        assert (
+            run(query=query, filters=filters, limit=10, interpret=False).model_copy(
+                update={"if_dropped": None}
+            )
+            == same
+        )
+        assert (
+            run(query=query, filters=filters, limit=10).model_copy(update={"if_dropped": None})
+            == same
+        )
         assert before.interpreted is None
 
 
@@ -188,3 +198,39 @@ def test_not_top_floor_keeps_listings_below_the_top():
     assert page.filters["not_top_floor"] is True
     assert page.listings
     assert all(card.floor < card.floors_count for card in page.listings)
+
+
+EMPTIED = "двокімнатна квартира у Львові до 5 доларів"
+
+
+@pytest.mark.parametrize(
+    "run", [search.semantic_search, search.fulltext_search, search.hybrid_search]
+)
+def test_an_empty_page_says_what_dropping_each_filter_lets_in(run):
+    page = run(query=EMPTIED, limit=5, interpret=True)
+    assert page.total == 0 and not page.listings
+    dropped = {tuple(entry.dropped): entry for entry in page.if_dropped}
+    # A price's bounds and their currency are one filter; the currency alone narrows nothing.
+    assert ("max_price",) in dropped and not any("currency" in names for names in dropped)
+    assert {"city", "listing_status", "rooms_count"} <= {n for names in dropped for n in names}
+    # Every word of it is read: full text is a pure filter, the count of the rest.
+    expected = search.fulltext_search(query="двокімнатна квартира у Львові", interpret=True)
+    assert expected.interpreted.text == "" and expected.mode == "filter"
+    assert dropped[("max_price",)].total == expected.total > 0
+    # Nothing anywhere costs under $5: no other filter dropped alone lets a listing in.
+    assert all(entry.total == 0 for names, entry in dropped.items() if names != ("max_price",))
+
+
+def test_a_full_text_page_emptied_by_its_words_says_so():
+    page = search.fulltext_search(query="зюзюкавиця", filters={"city": "Львів"}, limit=5)
+    assert page.total == 0
+    dropped = {tuple(entry.dropped): entry.total for entry in page.if_dropped}
+    lviv = search.fulltext_search(query=None, filters={"city": "Львів"}, limit=1).total
+    assert dropped[("query",)] == lviv > 0
+    assert dropped[("city",)] == 0  # the word is nowhere
+
+
+def test_a_page_with_listings_or_past_the_end_has_no_if_dropped():
+    assert search.semantic_search(query=REQUEST, limit=3, interpret=True).if_dropped is None
+    far = search.fulltext_search(query=None, filters={"city": "Львів"}, limit=5, offset=10000)
+    assert far.total > 0 and not far.listings and far.if_dropped is None

@@ -72,3 +72,17 @@ async def test_a_value_no_filter_accepts_is_refused_by_name_through_mcp(mcp_serv
         json.loads(result.content[0].text)["interpreted"]["refused"]
         == page["interpreted"]["refused"]
     )
+
+
+async def test_an_empty_page_says_what_dropping_each_filter_lets_in_through_mcp(mcp_server):
+    arguments = {"query": "двокімнатна квартира у Львові до 5 доларів", "limit": 5}
+    async with Client(mcp_server.mcp_url) as client:
+        result = await client.call_tool("search_similar_listings", arguments)
+        full = await client.call_tool("search_similar_listings", {**arguments, "query": "квартира"})
+    assert not result.is_error
+    page = result.structured_content
+    assert page["total"] == 0
+    dropped = {tuple(entry["dropped"]): entry["total"] for entry in page["if_dropped"]}
+    assert dropped[("max_price",)] > 0
+    assert json.loads(result.content[0].text)["if_dropped"] == page["if_dropped"]
+    assert "if_dropped" not in full.structured_content  # absent on a page with listings
