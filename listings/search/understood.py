@@ -4,17 +4,23 @@ remaining text and shows both back on the page."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import time
 from collections.abc import Callable
 from typing import Any
 
 from .. import understanding
-from ..errors import InvalidArgument
+from ..errors import InvalidArgument, QueryTimeout
 from ..filters import Filters
 from ..interpretation import Interpretation, interpret
 from ..results import DroppedFilters, Interpreted, InterpretedChip, SearchPage
 from ..types import query_text
-from .filtering import _resolved, filtered_count, live_vocabulary, one_dropped
+from .filtering import _resolved, budgeted_count, live_vocabulary, one_dropped
+
+# An empty page's if_dropped counts share this time; what is not counted by then is left
+# out (at 1 000 000 listings a count that finds nothing may scan most of the table).
+IF_DROPPED_BUDGET_MS = 1000
 
 
 def read_query(text: str) -> Interpretation:
@@ -107,19 +113,28 @@ def _if_dropped(
     where the words narrowed the page (full text), with the words dropped.
 
     Semantic and hybrid pages are emptied by filters alone: a count each. A full-text page
-    runs its search again without the filter, words and all. Only for empty pages.
+    runs its search again without the filter, words and all. Only for empty pages, and
+    within IF_DROPPED_BUDGET_MS: what is not counted by then is left out.
     """
+    deadline = time.monotonic() + IF_DROPPED_BUDGET_MS / 1000
     words_narrow = page.mode in {"fulltext", "ilike_fallback"}
-    found = []
+    runs = [(names, lifted, words_narrow) for names, lifted in one_dropped(filters)]
     if words_narrow:
-        total, exact = filtered_count(filters)
-        found.append(DroppedFilters(dropped=["query"], total=total, total_exact=exact))
-    for names, narrowed in one_dropped(filters):
-        if words_narrow:
-            again = {**kwargs, "limit": 1, "offset": 0}
-            other = search_function(query=searched, filters=narrowed, **again)
-            total, exact = other.total, other.total_exact
+        runs.insert(0, (["query"], filters, False))
+    found = []
+    for names, narrowed, with_words in runs:
+        left = int((deadline - time.monotonic()) * 1000)
+        if left <= 0:
+            break
+        counted: tuple[int, bool] | None = None
+        if with_words:
+            with contextlib.suppress(QueryTimeout):
+                again = {**kwargs, "limit": 1, "offset": 0}
+                other = search_function(query=searched, filters=narrowed, **again)
+                counted = (other.total, other.total_exact)
         else:
-            total, exact = filtered_count(narrowed)
-        found.append(DroppedFilters(dropped=names, total=total, total_exact=exact))
+            counted = budgeted_count(narrowed, left)
+        if counted is None:
+            break
+        found.append(DroppedFilters(dropped=names, total=counted[0], total_exact=counted[1]))
     return found

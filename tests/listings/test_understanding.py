@@ -234,3 +234,24 @@ def test_a_page_with_listings_or_past_the_end_has_no_if_dropped():
     assert search.semantic_search(query=REQUEST, limit=3, interpret=True).if_dropped is None
     far = search.fulltext_search(query=None, filters={"city": "Львів"}, limit=5, offset=10000)
     assert far.total > 0 and not far.listings and far.if_dropped is None
+
+
+def test_a_count_past_its_time_is_left_out_and_the_connection_still_serves(monkeypatch):
+    import time
+
+    from django.db.models.expressions import RawSQL
+
+    from listings.search import filtering, understood
+
+    def slow(filters):  # every row takes 20 ms to match
+        return PropertyListing.objects.filter(id__gt=RawSQL("0 * length(pg_sleep(0.02)::text)", []))
+
+    monkeypatch.setattr(filtering, "_filtered", slow)
+    monkeypatch.setattr(understood, "IF_DROPPED_BUDGET_MS", 150)
+    started = time.monotonic()
+    page = search.semantic_search(query=EMPTIED, limit=5, interpret=True)
+    assert time.monotonic() - started < 5  # not 5 groups × 1 001 rows × 20 ms
+    assert page.total == 0 and page.if_dropped == []
+    monkeypatch.undo()
+    again = search.semantic_search(query=EMPTIED, limit=5, interpret=True)
+    assert [entry.dropped for entry in again.if_dropped][:2] == [["city"], ["listing_status"]]
