@@ -254,8 +254,6 @@ if MCP_RESULT_TEXT not in ("full", "brief"):
 # (the SDK's httpx client does): a 10-card page is 22 KB of JSON, about 6 KB compressed.
 # 0 sends every answer uncompressed.
 MCP_GZIP_MIN_BYTES: int = env.int("MCP_GZIP_MIN_BYTES", default=1024)
-if MCP_GZIP_MIN_BYTES < 0:
-    raise ImproperlyConfigured("MCP_GZIP_MIN_BYTES must be 0 (off) or more")
 # How long clients may cache tools/list, prompts, resource lists and the schema (seconds).
 MCP_CACHE_TTL_SEC: int = env.int("MCP_CACHE_TTL_SEC", default=3600)
 # Threads that run tool calls (a persistent pool; calls beyond it wait for a free thread).
@@ -529,6 +527,7 @@ _RANGES: dict[str, tuple[tuple[float, bool], float | None]] = {
     "MCP_MAX_BODY_BYTES": ((1, True), None),
     "MCP_MAX_RESULT_TOKENS": ((1, True), None),
     "MCP_CACHE_TTL_SEC": ((0, True), None),
+    "MCP_GZIP_MIN_BYTES": ((0, True), None),  # 0: off
     "MCP_CALL_THREADS": ((1, True), None),
     "SHUTDOWN_GRACE_SEC": ((0, True), None),
     "AUDIT_RETENTION_DAYS": ((0, True), None),

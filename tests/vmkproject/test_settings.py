@@ -203,6 +203,7 @@ def test_the_default_sqlite_database_writes_ahead(tmp_path):
         ({"QUERY_TIMEOUT_SEC": "-1"}, "QUERY_TIMEOUT_SEC must be more than 0 (it is -1)"),
         ({"FTS_RANK_CANDIDATES": "0"}, "FTS_RANK_CANDIDATES must be at least 1 (it is 0)"),
         ({"MAX_LIMIT": "0"}, "MAX_LIMIT must be at least 1 (it is 0)"),
+        ({"MCP_GZIP_MIN_BYTES": "-1"}, "MCP_GZIP_MIN_BYTES must be at least 0 (it is -1)"),
         (
             {"DB_POOL_MIN": "5", "DB_POOL_MAX": "2"},
             "DB_POOL_MIN (5) must not be more than DB_POOL_MAX (2)",
@@ -222,6 +223,12 @@ def test_a_setting_out_of_range_stops_the_start_naming_it(tmp_path, env, message
 
 
 def test_the_bounds_themselves_are_accepted(tmp_path):
-    bounds = {"HNSW_EF_SEARCH": "1000", "MAX_LIMIT": "1", "DB_POOL_MIN": "0", "MCP_PORT": "0"}
+    bounds = {
+        "HNSW_EF_SEARCH": "1000",
+        "MAX_LIMIT": "1",
+        "DB_POOL_MIN": "0",
+        "MCP_PORT": "0",
+        "MCP_GZIP_MIN_BYTES": "0",
+    }
     done = run_python("import vmkproject.settings", tmp_path, **bounds)
     assert done.returncode == 0, done.stderr
