@@ -38,8 +38,12 @@ CARDINALS, HUNDREDS = _map("cardinals"), _set("hundreds")
 DEAL_WORDS, PROPERTY_WORDS = _map("deal_words"), _map("property_words")
 RENOVATION_WORDS = _map("renovation_words")
 STUDIO, ROOM_UNITS, LAST = _set("studio_words"), _set("room_units"), _set("last_words")
+# Rooms words that name a flat too ("однушка", "квартира-студія").
+FLAT_WORDS = _set("flat_words")
 FLOOR_WORDS, SUFFIXES = _set("floor_words"), _set("ordinal_suffixes")
 MIN_WORDS, MAX_WORDS, NEGATIONS = _set("min_words"), _set("max_words"), _set("negations")
+# After a value and "і", "or", "и": "і вище", "or more" make it a lower bound, "or less" an upper.
+OR_MORE, OR_LESS = _set("or_more_words"), _set("or_less_words")
 BETWEEN = _set("between_words")
 FILLERS, THOUSANDS, MILLIONS = _set("filler_words"), _set("thousands"), _set("millions")
 AREA_UNITS, METRES, SQUARE = _set("area_units"), _set("area_metres"), _set("area_square")
@@ -308,6 +312,17 @@ class _Request:
             return ("max" if kind == "min" else "min"), j - 1
         return kind, j
 
+    def beyond(self, j: int) -> tuple[str | None, int]:
+        """'min' or 'max' said at token j, right after a value ("і вище", "або більше", "or
+        more", "и меньше"), and the token past it; (None, j) when neither is."""
+        if self.low(j) not in ALTERNATIVES - {"/"} or not self.free(j) or not self.free(j + 1):
+            return None, j
+        if self.low(j + 1) in OR_MORE:
+            return "min", j + 2
+        if self.low(j + 1) in OR_LESS:
+            return "max", j + 2
+        return None, j
+
     def bounds(self, quantity: _Quantity, op: str | None) -> tuple[float | None, float | None]:
         """(low, high) of a quantity after an operator; a range "від 30 до 40" too."""
         if quantity.high is not None:
@@ -383,6 +398,11 @@ def _area(r: _Request) -> None:
             continue
         # the range's far end first: "від 40 до 60 метрів" is no distance "40 [метрів] до"
         low, high = r.bounds(quantity, op)
+        end = quantity.end
+        said, past = r.beyond(end) if op is None and quantity.high is None else (None, end)
+        if said is not None:  # "60 м² і більше", "60 m2 or less"
+            op, end = said, past
+            low, high = (quantity.low, None) if said == "min" else (None, quantity.low)
         cue = any(r.has(k, AREA_CUES) for k in range(max(0, start - 3), start))
         if quantity.unit == "metres" and (not cue or r.has(quantity.end, DISTANCE_AFTER)):
             continue  # "500 метрів до метро": a distance
@@ -398,7 +418,7 @@ def _area(r: _Request) -> None:
         if start > 0 and r.has(start - 1, AREA_CUES) and r.low(start - 1).startswith("площ"):
             start -= 1
         values = {"min_area": low, "max_area": high}
-        r.take(start, quantity.end, label, {k: v for k, v in values.items() if v is not None})
+        r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
 
 
 def _rooms_k(quantity: _Quantity) -> bool:
@@ -422,6 +442,11 @@ def _price(r: _Request) -> None:
             continue
         op, start = r.operator(i)
         low, high = r.bounds(quantity, op)  # "від 30 до 40 тисяч доларів": the unit last
+        end = quantity.end
+        said, past = r.beyond(end) if op is None and quantity.high is None else (None, end)
+        if said is not None:  # "$500 or more", "100 тис і дешевше" is not said this way
+            op, end = said, past
+            low, high = (quantity.low, None) if said == "min" else (None, quantity.low)
         if quantity.currency is None:
             if _rooms_k(quantity) and op is None:
                 continue  # "2к": rooms
@@ -434,7 +459,7 @@ def _price(r: _Request) -> None:
             values["max_price"] = high
         values["currency"] = quantity.currency
         label = _range_label(low, high, quantity.currency or "{currency}")
-        r.take(start, quantity.end, label, values)
+        r.take(start, end, label, values)
 
 
 # Words after a number that make it no price: floors, rooms and other units ("до 20 хвилин",
@@ -527,6 +552,9 @@ def _floor(r: _Request) -> None:
             if on:
                 start -= 1
             end = r.skip_dot(j + 1)
+            said_beyond, past = r.beyond(end)
+            if said_beyond is not None and high is None and op is None:
+                op, end = said_beyond, past  # "на 5 поверсі і вище", "5th floor or higher"
             if high is not None:
                 low, high = sorted((number, high))
                 r.take(start, end, f"{low}–{high} поверх", {"min_floor": low, "max_floor": high})
@@ -559,6 +587,12 @@ def _floor(r: _Request) -> None:
                 del values["floor"]
                 values |= {"min_floor": max(low, values.get("min_floor", low)), "max_floor": high}
                 labels = [f"{low}–{high} поверх"]
+            said_beyond, past = r.beyond(end)
+            if said_beyond is not None and set(values) == {"floor"}:
+                floor = values.pop("floor")  # "на третьому поверсі і вище"
+                values[f"{said_beyond}_floor"] = floor
+                labels = [f"{'від' if said_beyond == 'min' else 'до'} {floor} поверху"]
+                end = past
             if said and values:
                 r.take(begin, end, ", ".join(labels), values)
 
@@ -632,11 +666,15 @@ def _rooms(r: _Request) -> None:
                 high, j = second, j + 2  # "від 2 до 3 кімнат", "от двух до трёх комнат"
             if high is None and r.low(j) == "+":
                 op, j = "min", j + 1  # "3+ кімнати", "4+ rooms"
+            elif high is None and op is None:
+                op, j = r.beyond(j)  # "2 or more rooms"
             while r.low(j) in DASHES or r.low(j) in {"х", "x", "ти", "ох"}:
                 j += 1
             if not (r.kind(j) == "word" and r.has(j, ROOM_UNITS)) or not 0 < count <= 20:
                 continue
             end = r.skip_dot(j + 1)
+            if high is None and op is None:
+                op, end = r.beyond(end)  # "3 кімнати і більше"
             if high is not None:
                 _take_rooms_range(r, start, end, count, high)
             elif op == "min":
@@ -656,6 +694,7 @@ def _rooms(r: _Request) -> None:
                 r.take(i, end, _rooms_label(count), {"rooms_count": count})
             else:
                 _take_rooms_range(r, first, end, other, count)
+            _flat_said(r, i)
         elif r.kind(i) == "word" and "-" in r.low(i) and (pair := _hyphened_rooms(r, i)):
             _take_rooms_range(r, i, i + 1, *pair)
         elif r.kind(i) == "word" and r.has(i, STUDIO):
@@ -663,6 +702,18 @@ def _rooms(r: _Request) -> None:
             r.filters.setdefault("rooms_count", 1)
             span = r.tokens[i].start, r.tokens[i].end
             r.chips.append(Chip("студія (1 кімната)", ("rooms_count",), *span))
+            _flat_said(r, i)
+
+
+def _flat_said(r: _Request, i: int) -> None:
+    """A rooms word at i that names a flat too ("однушка", "квартира-студія"): a flat, unless
+    another word has said the type."""
+    if not r.keys[i] & FLAT_WORDS or "apartment" not in r.property_types:
+        return
+    if "property_type" not in r.filters:
+        r.filters["property_type"] = "apartment"
+        span = r.tokens[i].start, r.tokens[i].end
+        r.chips.append(Chip(r.property_types["apartment"], ("property_type",), *span))
 
 
 def _deal(r: _Request) -> None:
