@@ -403,7 +403,10 @@ def _area(r: _Request) -> None:
         if said is not None:  # "60 м² і більше", "60 m2 or less"
             op, end = said, past
             low, high = (quantity.low, None) if said == "min" else (None, quantity.low)
+        # "площею 60 метрів"; "квартира 40-50 метрів" too: metres right after a flat are its
+        # area ("квартира біля парку 300 метрів" is a distance)
         cue = any(r.has(k, AREA_CUES) for k in range(max(0, start - 3), start))
+        cue = cue or r.has(start - 1, PROPERTY_WORDS)
         if quantity.unit == "metres" and (not cue or r.has(quantity.end, DISTANCE_AFTER)):
             continue  # "500 метрів до метро": a distance
         if r.has(quantity.end, DISTANCE_AFTER) and r.low(quantity.end + 1) == "метро":
@@ -564,6 +567,16 @@ def _floor(r: _Request) -> None:
                 r.take(start, end, f"до {number} поверху", {"max_floor": number})
             else:
                 r.take(start, end, f"{number} поверх", {"floor": number})
+        elif _floor_then_number(r, i):
+            number, end = int(r.tokens[i + 1].number), i + 2
+            if r.low(end) in STOREYS_PREPS | {"/", "из", "of"} and r.kind(end + 1) == "num":
+                end += 2  # "поверх 3 з 9", "этаж 5/9": the floor of so many
+            said_beyond, past = r.beyond(end)
+            if said_beyond is None:
+                r.take(i, end, f"{number} поверх", {"floor": number})
+            else:  # "floor 5 or lower"
+                word = "від" if said_beyond == "min" else "до"
+                r.take(i, past, f"{word} {number} поверху", {f"{said_beyond}_floor": number})
         elif r.has(i, frozenset(ORDINALS) | LAST | NEGATIONS | FLOOR_PREPS):
             end, items, said = _floor_chain(r, i)
             begin = i
@@ -595,6 +608,15 @@ def _floor(r: _Request) -> None:
                 end = past
             if said and values:
                 r.take(begin, end, ", ".join(labels), values)
+
+
+def _floor_then_number(r: _Request, i: int) -> bool:
+    """A floor word, one floor (not "поверхів"), and then its number: "поверх 3", "floor 5"."""
+    if r.kind(i) != "word" or not r.has(i, FLOOR_WORDS) or plural_only(r.low(i)):
+        return False
+    if r.low(i).isascii() and r.low(i).endswith("s"):
+        return False  # "floors 3": how many
+    return r.kind(i + 1) == "num" and r.tokens[i + 1].number == int(r.tokens[i + 1].number)
 
 
 def _count(r: _Request, i: int) -> int | None:
@@ -741,6 +763,24 @@ def _deal(r: _Request) -> None:
                 r.used[k] = True
 
 
+# Between "не" and what it negates: "не в панельному", "not in a panel building".
+NEGATED_THROUGH = frozenset({"у", "в", "во", "з", "із", "зі", "с", "со", "in", "a", "an", "with"})
+
+
+def _negated(r: _Request, i: int, end: int) -> bool:
+    """Whether the word at i is negated ("не в панельному будинку", "не з ремонтом"). No
+    filter says "not this value": the words up to `end` set none and leave the searched text
+    too, where "панельному будинку" without its "не" would ask for the opposite."""
+    k = i - 1
+    while k >= 0 and k > i - 4 and r.low(k) in NEGATED_THROUGH:
+        k -= 1
+    if not r.has(k, NEGATIONS):
+        return False
+    for j in range(k, end):
+        r.used[j] = True
+    return True
+
+
 def _renovation(r: _Request) -> None:
     for i in range(len(r.tokens)):
         if r.kind(i) != "word" or "renovation_status" in r.filters:
@@ -755,7 +795,7 @@ def _renovation(r: _Request) -> None:
         elif any("ремонт" in key for key in r.keys[i]):
             for key in r.keys[i]:
                 value = value or vocabulary.canonical("renovation_status", key)
-        if value is None:
+        if value is None or _negated(r, i, end):
             continue
         start = i - 1 if r.has(i - 1, WITH) else i
         label = str(RenovationStatus(value).label)
@@ -767,6 +807,8 @@ def _balcony(r: _Request) -> None:
         if r.kind(i) == "word" and r.has(i, BALCONY) and "has_balcony" not in r.filters:
             if r.has(i - 1, WITHOUT):
                 r.take(i - 1, i + 1, "без балкона", {"has_balcony": False})
+            elif _negated(r, i, i + 1):
+                continue  # "не з балконом": said against, not for, a balcony
             else:
                 start = i - 1 if r.has(i - 1, WITH) else i
                 r.take(start, i + 1, "з балконом", {"has_balcony": True})
@@ -781,10 +823,10 @@ def _building(r: _Request) -> None:
             found = vocabulary.canonical("building_type", key)
             if found and key not in {"wood", "дерево"}:
                 value = found
-        if value is None:
+        end = i + 2 if r.has(i + 1, BUILDING_NOUNS) else i + 1
+        if value is None or _negated(r, i, end):
             continue
         start = i - 1 if r.low(i - 1) in {"у", "в", "з", "із", "in"} and r.free(i - 1) else i
-        end = i + 2 if r.has(i + 1, BUILDING_NOUNS) else i + 1
         label = f"{BuildingType(value).label} (будинок)"
         r.take(start, end, label, {"building_type": value})
 

@@ -103,6 +103,9 @@ CASES = [
     ("$500 or more", {"min_price": 500, "max_price": None, "currency": "USD"}),
     ("квартира за 50 тис доларів або менше", {"max_price": 50000, "min_price": None}),
     ("квартира 60 м2 і більше", {"min_area": 60, "max_area": None}),
+    ("квартира 40-50 метрів", {"min_area": 40, "max_area": 50}),
+    ("квартира біля парку 300 метрів", {"min_area": None, "max_area": None}),
+    ("будинок 200 метрів від моря", {"min_area": None, "max_area": None}),
     ("flat 50 m2 or less", {"max_area": 50, "min_area": None}),
     ("квартира до 8 тис грн", {"max_price": 8000, "currency": "UAH", "deal_type": "rent_long"}),
     ("не дорожче 900 євро", {"max_price": 900, "currency": "EUR", "deal_type": "rent_long"}),
@@ -154,6 +157,11 @@ CASES = [
     ("квартира на 3+ поверсі", {"min_floor": 3, "floor": None}),
     ("квартира поверх не перший і не останній", {"min_floor": 2, "not_top_floor": True}),
     ("apartment on the 5th floor or higher", {"min_floor": 5, "floor": None}),
+    ("квартира 2 кімнати, поверх 3 з 9", {"floor": 3, "rooms_count": 2}),
+    ("этаж 5/9", {"floor": 5}),
+    ("apartment on floor 5 or lower", {"max_floor": 5, "floor": None}),
+    ("floors 3", {"floor": None}),
+    ("будинок поверхів 3", {"floor": None}),
     ("квартира на 5 поверсі і вище", {"min_floor": 5, "floor": None}),
     ("квартира на 3 этаже и выше", {"min_floor": 3, "floor": None}),
     ("на третьому поверсі або нижче", {"max_floor": 3, "floor": None}),
@@ -239,7 +247,24 @@ NOT_READ = [
     ("з ремонтом", {}, ["renovation_status"]),
     ("ціна в євро", {}, ["renovation_status"]),
     ("простора квартира", {"property_type": "apartment"}, ["min_area"]),
+    # negated: no filter says "not this value", and the opposite must not be asked for
+    ("квартира не в панельному будинку", {"property_type": "apartment"}, ["building_type"]),
+    ("not in a panel building", {}, ["building_type"]),
+    ("квартира не з євроремонтом", {}, ["renovation_status"]),
+    ("квартира не з балконом", {}, ["has_balcony"]),
 ]
+
+
+def test_a_negated_value_leaves_the_searched_text_too(gazetteer):
+    # "панельному будинку" without its "не" would ask the text search for the opposite
+    reading = read("квартира не в панельному будинку у Львові", gazetteer)
+    assert "building_type" not in reading.filters and reading.filters["city"] == "Львів"
+    assert "панельн" not in reading.text
+    assert read("квартира в панельному будинку не на першому поверсі", gazetteer).filters == {
+        "building_type": "panel",
+        "min_floor": 2,
+        "property_type": "apartment",
+    }
 
 
 @pytest.mark.parametrize(
