@@ -705,7 +705,7 @@ def _rooms(r: _Request) -> None:
                 r.take(start, end, _rooms_label(count, after="до"), {"max_rooms": count})
             else:
                 r.take(start, end, _rooms_label(count), {"rooms_count": count})
-        elif r.kind(i) == "word" and r.has(i, ROOMS_WORDS):
+        elif r.kind(i) == "word" and r.has(i, ROOMS_WORDS) and not _negated(r, i, i + 1):
             count, first, end = int(r.value(i, ROOMS_WORDS)), i, i + 1
             other = None
             if r.low(i + 1) in ALTERNATIVES and r.has(i + 2, ROOMS_WORDS):
@@ -751,7 +751,7 @@ def _deal(r: _Request) -> None:
             deal, start, end = "rent_long", i - 1, r.skip_dot(i + 1)
         elif r.has(i, DEAL_WORDS):
             deal = r.value(i, DEAL_WORDS)
-        if deal is None:
+        if deal is None or _negated(r, min(start, i), end):
             continue
         if r.filters.get("deal_type") == "rent_long" and deal == "rent_short":
             r.filters.pop("deal_type")
@@ -763,14 +763,17 @@ def _deal(r: _Request) -> None:
                 r.used[k] = True
 
 
-# Between "не" and what it negates: "не в панельному", "not in a panel building".
-NEGATED_THROUGH = frozenset({"у", "в", "во", "з", "із", "зі", "с", "со", "in", "a", "an", "with"})
+# Between "не" and what it negates: "не в панельному", "не на Оболоні", "not in Kyiv".
+NEGATED_THROUGH = frozenset(
+    {"у", "в", "во", "з", "із", "зі", "с", "со", "на", "in", "on", "at", "a", "an", "with", "for"}
+)
 
 
 def _negated(r: _Request, i: int, end: int) -> bool:
-    """Whether the word at i is negated ("не в панельному будинку", "не з ремонтом"). No
-    filter says "not this value": the words up to `end` set none and leave the searched text
-    too, where "панельному будинку" without its "не" would ask for the opposite."""
+    """Whether the word at i is negated ("не в панельному будинку", "не в Києві", "не
+    однокімнатна"). No filter says "not this value": the words up to `end` set none and leave
+    the searched text too, where "панельному будинку" without its "не" would ask for the
+    opposite."""
     k = i - 1
     while k >= 0 and k > i - 4 and r.low(k) in NEGATED_THROUGH:
         k -= 1
@@ -842,6 +845,8 @@ def _property(r: _Request) -> None:
             as_object = r.low(i).isascii() or grammemes(r.low(i)) & {"nomn", "accs"}
             if slug == "house" and not as_object:
                 continue  # "у будинку", "будинку з 9 поверхів": the building a flat is in
+            if _negated(r, i, i + 1):
+                continue  # "не будинок"
             found.append((i, slug))
     if not found:
         return
@@ -912,6 +917,9 @@ def _places(r: _Request) -> None:
                 continue
             start = i - 1 if r.has(i - 1, PLACE_PREPS) else i
             end = i + size + (1 if r.has(i + size, DISTRICT_CUES) else 0)
+            if _negated(r, i, end):  # "не в Києві", "але не на Сихові"
+                i, taken = end, True
+                break
             label = place.value + (" (район)" if place.column == "district" else "")
             r.take(start, end, label, {place.column: place.value})
             i, taken = end, True

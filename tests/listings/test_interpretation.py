@@ -252,6 +252,13 @@ NOT_READ = [
     ("not in a panel building", {}, ["building_type"]),
     ("квартира не з євроремонтом", {}, ["renovation_status"]),
     ("квартира не з балконом", {}, ["has_balcony"]),
+    ("квартира не в Києві", {"property_type": "apartment"}, ["city"]),
+    ("not in Kyiv", {}, ["city"]),
+    ("квартира в Києві не на Оболоні", {"city": "Київ"}, ["district"]),
+    ("не однокімнатна квартира", {"property_type": "apartment"}, ["rooms_count"]),
+    ("квартира не подобово", {}, ["deal_type"]),
+    ("не будинок, а квартира", {"property_type": "apartment"}, []),
+    ("не оренда, а продаж", {"deal_type": "sale"}, []),
 ]
 
 
@@ -260,6 +267,7 @@ def test_a_negated_value_leaves_the_searched_text_too(gazetteer):
     reading = read("квартира не в панельному будинку у Львові", gazetteer)
     assert "building_type" not in reading.filters and reading.filters["city"] == "Львів"
     assert "панельн" not in reading.text
+    assert read("квартира у Львові, але не на Сихові", gazetteer).text == ""
     assert read("квартира в панельному будинку не на першому поверсі", gazetteer).filters == {
         "building_type": "panel",
         "min_floor": 2,
