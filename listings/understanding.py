@@ -203,7 +203,7 @@ def collecting_notes() -> Iterator[dict[str, dict[str, str]]]:
         _notes.reset(token)
 
 
-def _group_of(name: str) -> frozenset[str]:
+def group_of(name: str) -> frozenset[str]:
     """The filters overridden together with `name` (GROUPS), or `name` alone."""
     return next((group for group in GROUPS if name in group), frozenset({name}))
 
@@ -212,7 +212,7 @@ def _read_groups(read: Mapping[str, Any]) -> list[dict[str, Any]]:
     """What was read, by the groups of filters that the caller's override together."""
     groups: dict[frozenset[str], dict[str, Any]] = {}
     for name, value in read.items():
-        groups.setdefault(_group_of(name), {})[name] = value
+        groups.setdefault(group_of(name), {})[name] = value
     return list(groups.values())
 
 
@@ -252,7 +252,7 @@ def merge(explicit: Filters, read: Mapping[str, Any]) -> tuple[Filters, list[str
     kept: dict[str, Any] = {}
     overridden: list[str] = []
     for name, value in read.items():
-        if _group_of(name) & given:
+        if group_of(name) & given:
             overridden.append(name)
         else:
             kept[name] = value

@@ -126,7 +126,7 @@ def one_dropped(filters: Filters) -> list[tuple[list[str], Filters]]:
     given = set(filters.model_dump(exclude_defaults=True)) - {"currency"}
     if filters.listing_status != vocabulary.STATUS_ANY:
         given.add("listing_status")
-    groups = sorted({understanding._group_of(name) & given for name in given}, key=sorted)
+    groups = sorted({understanding.group_of(name) & given for name in given}, key=sorted)
     lifted = []
     for group in groups:
         defaults = {name: Filters.model_fields[name].default for name in group}
