@@ -705,7 +705,7 @@ def _rooms(r: _Request) -> None:
                 r.take(start, end, _rooms_label(count, after="до"), {"max_rooms": count})
             else:
                 r.take(start, end, _rooms_label(count), {"rooms_count": count})
-        elif r.kind(i) == "word" and r.has(i, ROOMS_WORDS) and not _negated(r, i, i + 1):
+        elif r.kind(i) == "word" and r.has(i, ROOMS_WORDS) and not _dropped_if_negated(r, i, i + 1):
             count, first, end = int(r.value(i, ROOMS_WORDS)), i, i + 1
             other = None
             if r.low(i + 1) in ALTERNATIVES and r.has(i + 2, ROOMS_WORDS):
@@ -751,7 +751,7 @@ def _deal(r: _Request) -> None:
             deal, start, end = "rent_long", i - 1, r.skip_dot(i + 1)
         elif r.has(i, DEAL_WORDS):
             deal = r.value(i, DEAL_WORDS)
-        if deal is None or _negated(r, min(start, i), end):
+        if deal is None or _dropped_if_negated(r, min(start, i), end):
             continue
         if r.filters.get("deal_type") == "rent_long" and deal == "rent_short":
             r.filters.pop("deal_type")
@@ -769,11 +769,11 @@ NEGATED_THROUGH = frozenset(
 )
 
 
-def _negated(r: _Request, i: int, end: int) -> bool:
+def _dropped_if_negated(r: _Request, i: int, end: int) -> bool:
     """Whether the word at i is negated ("не в панельному будинку", "не в Києві", "не
-    однокімнатна"). No filter says "not this value": the words up to `end` set none and leave
-    the searched text too, where "панельному будинку" without its "не" would ask for the
-    opposite."""
+    однокімнатна"); if so, the words from the negation up to `end` are marked used. No filter
+    says "not this value": they set none and leave the searched text too, where "панельному
+    будинку" without its "не" would ask for the opposite."""
     k = i - 1
     while k >= 0 and k > i - 4 and r.low(k) in NEGATED_THROUGH:
         k -= 1
@@ -798,7 +798,7 @@ def _renovation(r: _Request) -> None:
         elif any("ремонт" in key for key in r.keys[i]):
             for key in r.keys[i]:
                 value = value or vocabulary.canonical("renovation_status", key)
-        if value is None or _negated(r, i, end):
+        if value is None or _dropped_if_negated(r, i, end):
             continue
         start = i - 1 if r.has(i - 1, WITH) else i
         label = str(RenovationStatus(value).label)
@@ -810,7 +810,7 @@ def _balcony(r: _Request) -> None:
         if r.kind(i) == "word" and r.has(i, BALCONY) and "has_balcony" not in r.filters:
             if r.has(i - 1, WITHOUT):
                 r.take(i - 1, i + 1, "без балкона", {"has_balcony": False})
-            elif _negated(r, i, i + 1):
+            elif _dropped_if_negated(r, i, i + 1):
                 continue  # "не з балконом": said against, not for, a balcony
             else:
                 start = i - 1 if r.has(i - 1, WITH) else i
@@ -827,7 +827,7 @@ def _building(r: _Request) -> None:
             if found and key not in {"wood", "дерево"}:
                 value = found
         end = i + 2 if r.has(i + 1, BUILDING_NOUNS) else i + 1
-        if value is None or _negated(r, i, end):
+        if value is None or _dropped_if_negated(r, i, end):
             continue
         start = i - 1 if r.low(i - 1) in {"у", "в", "з", "із", "in"} and r.free(i - 1) else i
         label = f"{BuildingType(value).label} (будинок)"
@@ -845,7 +845,7 @@ def _property(r: _Request) -> None:
             as_object = r.low(i).isascii() or grammemes(r.low(i)) & {"nomn", "accs"}
             if slug == "house" and not as_object:
                 continue  # "у будинку", "будинку з 9 поверхів": the building a flat is in
-            if _negated(r, i, i + 1):
+            if _dropped_if_negated(r, i, i + 1):
                 continue  # "не будинок"
             found.append((i, slug))
     if not found:
@@ -917,7 +917,7 @@ def _places(r: _Request) -> None:
                 continue
             start = i - 1 if r.has(i - 1, PLACE_PREPS) else i
             end = i + size + (1 if r.has(i + size, DISTRICT_CUES) else 0)
-            if _negated(r, i, end):  # "не в Києві", "але не на Сихові"
+            if _dropped_if_negated(r, i, end):  # "не в Києві", "але не на Сихові"
                 i, taken = end, True
                 break
             label = place.value + (" (район)" if place.column == "district" else "")
