@@ -74,6 +74,11 @@ class Filters(BaseModel):
     not_top_floor: bool | None = Field(
         None, description="true: not on the building's top floor (floor below floors_count)."
     )
+    top_floor: bool | None = Field(
+        None,
+        description="true: on the building's top floor (floor equal to floors_count); false: "
+        "below it, as not_top_floor.",
+    )
     has_balcony: bool | None = Field(None, description="true: at least one balcony; false: none.")
     building_type: str | None = Field(
         None,

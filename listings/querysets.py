@@ -257,8 +257,10 @@ class PropertyListingQuerySet(models.QuerySet):
             value = getattr(filters, name)
             if value is not None:
                 q &= Q(**{lookup: value})
-        if filters.not_top_floor:
+        if filters.not_top_floor or filters.top_floor is False:
             q &= Q(floor__lt=F("floors_count"))
+        if filters.top_floor:
+            q &= Q(floor=F("floors_count"))
         if filters.has_balcony is not None:
             q &= Q(balcony_count__gt=0) if filters.has_balcony else Q(balcony_count=0)
         return self.filter(q)

@@ -40,7 +40,7 @@ GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"min_price", "max_price", "currency"}),
     frozenset({"rooms_count", "min_rooms", "max_rooms"}),
     frozenset({"min_area", "max_area"}),
-    frozenset({"floor", "min_floor", "max_floor", "not_top_floor"}),
+    frozenset({"floor", "min_floor", "max_floor", "not_top_floor", "top_floor"}),
     frozenset({"property_type", "property_type_id"}),
 )
 

@@ -523,9 +523,11 @@ def _floor_chain(r: _Request, s: int) -> tuple[int, list[tuple[bool, int | str]]
 
 
 def _floor(r: _Request) -> None:
-    storeys_until = -1  # the end of "від 2 до 3 поверхів": no number in it is a floor
+    # The end of words no floor is read from: "від 2 до 3 поверхів" (storeys), "на першому
+    # або останньому" (either floor, which no filters can say).
+    unread_until = -1
     for i in range(len(r.tokens)):
-        if i <= storeys_until:
+        if i <= unread_until:
             continue
         if r.kind(i) == "num":
             j, high = i + 1, None
@@ -549,7 +551,7 @@ def _floor(r: _Request) -> None:
             if storeys and not (on or op):
                 continue  # "2 поверхи", "2 этажа": how many storeys, not which floor
             if high is not None and plural_only(r.low(j)):
-                storeys_until = j  # "від 2 до 3 поверхів": storeys too ("до 5 поверху": a floor)
+                unread_until = j  # "від 2 до 3 поверхів": storeys too ("до 5 поверху": a floor)
                 continue
             op = "min" if plus else op
             if on:
@@ -588,6 +590,9 @@ def _floor(r: _Request) -> None:
                 if item == "last" and negated:
                     values["not_top_floor"] = True
                     labels.append("не останній поверх")
+                elif item == "last":
+                    values["top_floor"] = True
+                    labels.append("останній поверх")
                 elif item == 1 and negated:
                     values["min_floor"] = 2
                     labels.append("не перший поверх")
@@ -595,6 +600,9 @@ def _floor(r: _Request) -> None:
                     values["floor"] = item
                     labels.append(f"{item} поверх")
             said_floors = [item for negated, item in items if isinstance(item, int) and not negated]
+            if values.get("top_floor") and said_floors:
+                unread_until = end - 1  # "на першому або останньому": either
+                continue
             if len(said_floors) > 1:  # "на першому або другому поверсі": either
                 low, high = min(said_floors), max(said_floors)
                 del values["floor"]

@@ -152,8 +152,11 @@ CASES = [
     ("not on the first or last floor", {"min_floor": 2, "not_top_floor": True}),
     ("не на першому або останньому поверсі", {"min_floor": 2, "not_top_floor": True}),
     ("від 2 до 5 поверху", {"min_floor": 2, "max_floor": 5}),
-    ("не на першому, а на останньому поверсі", {"min_floor": 2, "not_top_floor": None}),
-    ("not on the first but on the top floor", {"min_floor": 2, "not_top_floor": None}),
+    ("не на першому, а на останньому поверсі", {"min_floor": 2, "top_floor": True}),
+    ("not on the first but on the top floor", {"min_floor": 2, "top_floor": True}),
+    ("квартира на останньому поверсі", {"top_floor": True, "not_top_floor": None}),
+    ("apartment on the top floor", {"top_floor": True}),
+    ("на последнем этаже", {"top_floor": True}),
     ("квартира на 3+ поверсі", {"min_floor": 3, "floor": None}),
     ("квартира поверх не перший і не останній", {"min_floor": 2, "not_top_floor": True}),
     ("apartment on the 5th floor or higher", {"min_floor": 5, "floor": None}),
@@ -247,6 +250,8 @@ NOT_READ = [
     ("з ремонтом", {}, ["renovation_status"]),
     ("ціна в євро", {}, ["renovation_status"]),
     ("простора квартира", {"property_type": "apartment"}, ["min_area"]),
+    # either floor: no filters say "the first or the top"
+    ("на першому або останньому поверсі", {}, ["floor", "top_floor", "min_floor"]),
     # negated: no filter says "not this value", and the opposite must not be asked for
     ("квартира не в панельному будинку", {"property_type": "apartment"}, ["building_type"]),
     ("not in a panel building", {}, ["building_type"]),

@@ -200,6 +200,17 @@ def test_not_top_floor_keeps_listings_below_the_top():
     assert all(card.floor < card.floors_count for card in page.listings)
 
 
+def test_top_floor_keeps_listings_on_the_top_floor_and_false_below_it():
+    page = search.fulltext_search(query="квартира на останньому поверсі", limit=50, interpret=True)
+    assert page.filters["top_floor"] is True
+    assert page.listings
+    assert all(card.floor == card.floors_count for card in page.listings)
+    below = search.fulltext_search(query=None, filters={"top_floor": False}, limit=50)
+    not_top = search.fulltext_search(query=None, filters={"not_top_floor": True}, limit=50)
+    assert below.total == not_top.total > 0
+    assert all(card.floor < card.floors_count for card in below.listings)
+
+
 EMPTIED = "двокімнатна квартира у Львові до 5 доларів"
 
 
