@@ -243,8 +243,15 @@ class DroppedFilters(BaseModel):
 
 
 class SearchPage(BaseModel):
-    total: int = Field(description="Listings that match (see total_exact).")
-    total_exact: bool = Field(True, description="False when total is a lower bound or estimate.")
+    total: int = Field(
+        description="Listings that match (see total_exact); hybrid: those it ranked, all of "
+        "which match (if_dropped and the other modes count every match)."
+    )
+    total_exact: bool = Field(
+        True,
+        description="False when total is an estimate (semantic, full text) or a lower bound "
+        "(hybrid; a count stopped at its cap).",
+    )
     limit: int
     offset: int
     mode: SearchMode = Field(description="Which search ran (fulltext may fall back to ILIKE).")
