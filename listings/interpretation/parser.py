@@ -323,6 +323,20 @@ class _Request:
             return "max", j + 2
         return None, j
 
+    def limits(
+        self, quantity: _Quantity, op: str | None
+    ) -> tuple[str | None, float | None, float | None, int]:
+        """(op, low, high, end) of a quantity: its bounds, or, with no operator before a
+        single value, the open bound said after it ("60 м² і більше", "$500 or more"), and
+        the token past those words."""
+        low, high = self.bounds(quantity, op)
+        if op is None and quantity.high is None:
+            said, past = self.beyond(quantity.end)
+            if said is not None:
+                low, high = (quantity.low, None) if said == "min" else (None, quantity.low)
+                return said, low, high, past
+        return op, low, high, quantity.end
+
     def bounds(self, quantity: _Quantity, op: str | None) -> tuple[float | None, float | None]:
         """(low, high) of a quantity after an operator; a range "від 30 до 40" too."""
         if quantity.high is not None:
@@ -397,12 +411,7 @@ def _area(r: _Request) -> None:
         if quantity.unit is None or _rooms_and_flat(r, quantity):
             continue
         # the range's far end first: "від 40 до 60 метрів" is no distance "40 [метрів] до"
-        low, high = r.bounds(quantity, op)
-        end = quantity.end
-        said, past = r.beyond(end) if op is None and quantity.high is None else (None, end)
-        if said is not None:  # "60 м² і більше", "60 m2 or less"
-            op, end = said, past
-            low, high = (quantity.low, None) if said == "min" else (None, quantity.low)
+        op, low, high, end = r.limits(quantity, op)
         # "площею 60 метрів"; "квартира 40-50 метрів" too: metres right after a flat are its
         # area ("квартира біля парку 300 метрів" is a distance)
         cue = any(r.has(k, AREA_CUES) for k in range(max(0, start - 3), start))
@@ -444,12 +453,7 @@ def _price(r: _Request) -> None:
         if quantity is None or quantity.unit is not None:
             continue
         op, start = r.operator(i)
-        low, high = r.bounds(quantity, op)  # "від 30 до 40 тисяч доларів": the unit last
-        end = quantity.end
-        said, past = r.beyond(end) if op is None and quantity.high is None else (None, end)
-        if said is not None:  # "$500 or more", "100 тис і дешевше" is not said this way
-            op, end = said, past
-            low, high = (quantity.low, None) if said == "min" else (None, quantity.low)
+        op, low, high, end = r.limits(quantity, op)  # "від 30 до 40 тисяч доларів": unit last
         if quantity.currency is None:
             if _rooms_k(quantity) and op is None:
                 continue  # "2к": rooms
@@ -563,22 +567,14 @@ def _floor(r: _Request) -> None:
             if high is not None:
                 low, high = sorted((number, high))
                 r.take(start, end, f"{low}–{high} поверх", {"min_floor": low, "max_floor": high})
-            elif op == "min":
-                r.take(start, end, f"від {number} поверху", {"min_floor": number})
-            elif op == "max":
-                r.take(start, end, f"до {number} поверху", {"max_floor": number})
             else:
-                r.take(start, end, f"{number} поверх", {"floor": number})
+                r.take(start, end, *_one_floor(op, number))
         elif _floor_then_number(r, i):
             number, end = int(r.tokens[i + 1].number), i + 2
             if r.low(end) in STOREYS_PREPS | {"/", "из", "of"} and r.kind(end + 1) == "num":
                 end += 2  # "поверх 3 з 9", "этаж 5/9": the floor of so many
-            said_beyond, past = r.beyond(end)
-            if said_beyond is None:
-                r.take(i, end, f"{number} поверх", {"floor": number})
-            else:  # "floor 5 or lower"
-                word = "від" if said_beyond == "min" else "до"
-                r.take(i, past, f"{word} {number} поверху", {f"{said_beyond}_floor": number})
+            said_beyond, past = r.beyond(end)  # "floor 5 or lower"
+            r.take(i, past, *_one_floor(said_beyond, number))
         elif r.has(i, frozenset(ORDINALS) | LAST | NEGATIONS | FLOOR_PREPS):
             end, items, said = _floor_chain(r, i)
             begin = i
@@ -610,12 +606,19 @@ def _floor(r: _Request) -> None:
                 labels = [f"{low}–{high} поверх"]
             said_beyond, past = r.beyond(end)
             if said_beyond is not None and set(values) == {"floor"}:
-                floor = values.pop("floor")  # "на третьому поверсі і вище"
-                values[f"{said_beyond}_floor"] = floor
-                labels = [f"{'від' if said_beyond == 'min' else 'до'} {floor} поверху"]
-                end = past
+                label, values = _one_floor(said_beyond, values["floor"])  # "на третьому … і вище"
+                labels, end = [label], past
             if said and values:
                 r.take(begin, end, ", ".join(labels), values)
+
+
+def _one_floor(op: str | None, number: int) -> tuple[str, dict[str, int]]:
+    """The label and filter of one floor number after `op` ('min', 'max' or none)."""
+    if op == "min":
+        return f"від {number} поверху", {"min_floor": number}
+    if op == "max":
+        return f"до {number} поверху", {"max_floor": number}
+    return f"{number} поверх", {"floor": number}
 
 
 def _floor_then_number(r: _Request, i: int) -> bool:
@@ -925,11 +928,9 @@ def _places(r: _Request) -> None:
                 continue
             start = i - 1 if r.has(i - 1, PLACE_PREPS) else i
             end = i + size + (1 if r.has(i + size, DISTRICT_CUES) else 0)
-            if _dropped_if_negated(r, i, end):  # "не в Києві", "але не на Сихові"
-                i, taken = end, True
-                break
-            label = place.value + (" (район)" if place.column == "district" else "")
-            r.take(start, end, label, {place.column: place.value})
+            if not _dropped_if_negated(r, i, end):  # "не в Києві", "але не на Сихові"
+                label = place.value + (" (район)" if place.column == "district" else "")
+                r.take(start, end, label, {place.column: place.value})
             i, taken = end, True
             break
         if not taken:
