@@ -128,8 +128,17 @@ def capped_count(qs: Any, cap: int | None = None) -> tuple[int, bool]:
     cap the total is a lower bound and the result says so (total_exact = false).
     """
     cap = settings.TOTAL_COUNT_CAP if cap is None else cap
-    # Only the key: annotations such as ts_rank_cd would be computed for every counted row.
-    counted = int(qs.order_by().values("pk")[: cap + 1].count())
+    return capped(int(up_to_cap(qs, cap).count()), cap)
+
+
+def up_to_cap(qs: Any, cap: int) -> Any:
+    """The keys of `qs`, at most cap + 1 of them: what a capped count counts. Only the key:
+    annotations such as ts_rank_cd would be computed for every counted row."""
+    return qs.order_by().values("pk")[: cap + 1]
+
+
+def capped(counted: int, cap: int) -> tuple[int, bool]:
+    """(count, exact) of `counted` rows of up_to_cap: past the cap, the cap and not exact."""
     return (cap, False) if counted > cap else (counted, True)
 
 

@@ -16,7 +16,7 @@ from ..errors import QueryTimeout
 from ..filters import Filters, parse_filters, resolve_filters
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet
-from ..runtime import LISTINGS, _database, _rates, capped_count, remembered
+from ..runtime import LISTINGS, _database, _rates, capped, capped_count, remembered, up_to_cap
 
 logger = logging.getLogger("vmk.search")
 
@@ -144,8 +144,7 @@ def budgeted_count(filters: Filters, milliseconds: int) -> tuple[int, bool] | No
     """How many listings match `filters`, counting at most TOTAL_COUNT_CAP as capped_count
     does: (count, exact); None when counting takes more than `milliseconds`."""
     cap = settings.TOTAL_COUNT_CAP
-    kept = _filtered(filters).order_by().values("pk")[: cap + 1]
-    sql, params = kept.query.get_compiler(using=LISTINGS).as_sql()
+    sql, params = up_to_cap(_filtered(filters), cap).query.get_compiler(using=LISTINGS).as_sql()
     timeout = Settings(STATEMENT_TIMEOUT_SQL, (f"{max(milliseconds, 1)}ms",))
     try:
         with _database():
@@ -154,5 +153,4 @@ def budgeted_count(filters: Filters, milliseconds: int) -> tuple[int, bool] | No
             rows = execute_fetch(counting, params, LISTINGS, timeout)
     except QueryTimeout:
         return None
-    counted = int(rows[0][0])
-    return (cap, False) if counted > cap else (counted, True)
+    return capped(int(rows[0][0]), cap)

@@ -26,6 +26,7 @@ from ..runtime import (
     database_identity,
     estimated_count,
     total_of,
+    up_to_cap,
 )
 from ..types import Limit, Offset, OptionalQuery, Query, RawFilters, SortBy, checked
 from .cards import _card
@@ -300,7 +301,7 @@ def _page_and_total(
     def page(*args: str) -> Any:
         rows = ranking.page(*args).cards()
         if broad is None:
-            counted = ranking.matched(*args).order_by().values("pk")[: cap + 1]
+            counted = up_to_cap(ranking.matched(*args), cap)
             rows = rows.annotate(matches=CappedCount(counted))
         return rows[offset : offset + limit]
 

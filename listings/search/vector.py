@@ -44,6 +44,7 @@ from ..runtime import (
     estimated_count,
     remembered,
     stored_embedder,
+    up_to_cap,
 )
 from ..types import Limit, ListingId, Metric, MinSimilarity, Offset, Query, RawFilters, checked
 from .cards import _card
@@ -354,7 +355,7 @@ def _rows_kept(base: PropertyListingQuerySet, countable: PropertyListingQuerySet
     cap = settings.EXACT_VECTOR_SEARCH_MAX_ROWS
     if not COUNTED_FROM_SHARE * cap < estimate <= cap:
         return estimate
-    counted = countable.order_by().values("pk")[: cap + 1].count()
+    counted = up_to_cap(countable, cap).count()
     return counted if counted <= cap else max(estimate, counted)
 
 
