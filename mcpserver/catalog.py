@@ -8,6 +8,7 @@ types only, and search tools publish a small output schema that every detail lev
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from django.conf import settings
@@ -40,10 +41,8 @@ DETAIL_ARGUMENT = {
     "description": "brief: id, title, price, place, rooms, area, score (fewest tokens); "
     "card: the listing card; full: card + description and every field (for a few results).",
 }
-FILTERS_DESCRIPTION = (
-    "Optional filters, AND-ed. Meanings and allowed values: describe_schema "
-    "(or the schema://property_listings resource)."
-)
+# Once per tool that takes filters: describe_schema says what each means and allows.
+FILTERS_DESCRIPTION = "Optional, AND-ed; see describe_schema."
 ICON_PATH = "static/mcpserver/icon.svg"
 
 _CARD = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
@@ -68,7 +67,8 @@ PAGE_OUTPUT_SCHEMA: dict[str, Any] = {
 def icons() -> list[Icon]:
     base = settings.MCP_PUBLIC_URL or f"http://{settings.MCP_HOST}:{settings.MCP_PORT}"
     url = f"{base.rstrip('/')}/{ICON_PATH}"
-    return [Icon(src=url, mime_type="image/svg+xml", sizes=["any"])]
+    # no `sizes`: optional, and an SVG has none (10 tools, 160 bytes of tools/list)
+    return [Icon(src=url, mime_type="image/svg+xml")]
 
 
 def cache_hints() -> dict[Any, CacheHint]:
@@ -155,6 +155,8 @@ def publish(tools: list[MCPTool]) -> list[MCPTool]:
     for tool in sorted(tools, key=lambda t: (order.get(t.name, len(order)), t.name)):
         update = {
             "title": tool.title or TOOL_TITLES.get(tool.name),
+            # the docstring without its indentation, which every line carried
+            "description": inspect.cleandoc(tool.description) if tool.description else None,
             "icons": tool.icons or icons(),
             "input_schema": compact_input(tool.name, tool.input_schema),
             "output_schema": compact_output(tool.name, tool.output_schema),

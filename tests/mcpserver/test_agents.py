@@ -43,6 +43,9 @@ async def test_tools_list_is_ordered_titled_with_an_icon_small_and_cacheable(mcp
     wire = listed.model_dump(by_alias=True, mode="json", exclude_none=True)
     size = len(json.dumps(wire, ensure_ascii=False, separators=(",", ":")).encode())
     assert size <= 20_000, size
+    # docstrings without the indentation each of their lines carried
+    lines = [line for tool in listed.tools for line in (tool.description or "").splitlines()]
+    assert lines and not [line for line in lines if line != line.strip()]
     if mode != "legacy":  # cache hints are 2026-07-28 fields (SEP-2549)
         assert listed.ttl_ms == HOUR_MS and listed.cache_scope == "public"
     search = listed.tools[0].input_schema["properties"]
