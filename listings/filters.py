@@ -68,6 +68,8 @@ class Filters(BaseModel):
     max_rooms: int | None = Field(None, ge=0, le=100, description="At most this many rooms.")
     min_area: float | None = Field(None, ge=0, description="Smallest total area, m².")
     max_area: float | None = Field(None, ge=0, description="Largest total area, m².")
+    min_kitchen_area: float | None = Field(None, ge=0, description="Smallest kitchen, m².")
+    max_kitchen_area: float | None = Field(None, ge=0, description="Largest kitchen, m².")
     floor: int | None = Field(None, ge=-5, le=200, description="Exact floor.")
     min_floor: int | None = Field(None, ge=-5, le=200, description="Lowest floor.")
     max_floor: int | None = Field(None, ge=-5, le=200, description="Highest floor.")
@@ -78,6 +80,12 @@ class Filters(BaseModel):
         None,
         description="true: on the building's top floor (floor equal to floors_count); false: "
         "below it, as not_top_floor.",
+    )
+    max_metro_distance: int | None = Field(
+        None,
+        ge=0,
+        le=100_000,
+        description="Farthest from a metro station, metres (listings with a recorded distance).",
     )
     has_balcony: bool | None = Field(None, description="true: at least one balcony; false: none.")
     building_type: str | None = Field(
@@ -90,6 +98,12 @@ class Filters(BaseModel):
         description="cosmetic, euro, designer, none or construction (or a value present, a "
         "synonym: 'euro' also matches 'euro_repair', 'Євроремонт').",
         examples=RenovationStatus.values,
+    )
+    min_building_year: int | None = Field(
+        None, ge=1000, le=2100, description="Built in this year or later."
+    )
+    max_building_year: int | None = Field(
+        None, ge=1000, le=2100, description="Built in this year or earlier."
     )
     published_after: date | None = Field(
         None, description="Only listings published on or after this date (YYYY-MM-DD)."
@@ -128,7 +142,9 @@ class Filters(BaseModel):
             raise ValueError(vocabulary.CURRENCY_NOT_ALLOWED.format(allowed=", ".join(codes)))
         return code
 
-    @field_validator("min_price", "max_price", "min_area", "max_area")
+    @field_validator(
+        "min_price", "max_price", "min_area", "max_area", "min_kitchen_area", "max_kitchen_area"
+    )
     @classmethod
     def _finite(cls, value: float | None) -> float | None:
         if value is not None and (math.isnan(value) or math.isinf(value) or value > MAX_NUMBER):
@@ -141,7 +157,9 @@ class Filters(BaseModel):
             ("min_price", "max_price"),
             ("min_rooms", "max_rooms"),
             ("min_area", "max_area"),
+            ("min_kitchen_area", "max_kitchen_area"),
             ("min_floor", "max_floor"),
+            ("min_building_year", "max_building_year"),
         ):
             low_value, high_value = getattr(self, low), getattr(self, high)
             if low_value is not None and high_value is not None and low_value > high_value:

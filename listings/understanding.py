@@ -40,6 +40,8 @@ GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"min_price", "max_price", "currency"}),
     frozenset({"rooms_count", "min_rooms", "max_rooms"}),
     frozenset({"min_area", "max_area"}),
+    frozenset({"min_kitchen_area", "max_kitchen_area"}),
+    frozenset({"min_building_year", "max_building_year"}),
     frozenset({"floor", "min_floor", "max_floor", "not_top_floor", "top_floor"}),
     frozenset({"property_type", "property_type_id"}),
 )

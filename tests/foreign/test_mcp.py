@@ -101,6 +101,8 @@ FILTER_CASES = [
     {"building_type": "brick", "renovation_status": "euro"},
     {"top_floor": True, "min_floor": 2},
     {"not_top_floor": True, "top_floor": False},
+    {"min_kitchen_area": 8, "max_kitchen_area": 20, "max_metro_distance": 1500},
+    {"min_building_year": 1990, "max_building_year": 2020},
 ]
 
 

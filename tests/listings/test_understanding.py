@@ -211,6 +211,35 @@ def test_top_floor_keeps_listings_on_the_top_floor_and_false_below_it():
     assert all(card.floor < card.floors_count for card in below.listings)
 
 
+def test_kitchen_building_year_and_metro_distance_keep_only_the_listings_they_say():
+    everything = search.fulltext_search(query=None, limit=1).total
+    for filters, column, low, high in (
+        ({"min_kitchen_area": 12}, "kitchen_area", 12, None),
+        ({"max_kitchen_area": 8}, "kitchen_area", None, 8),
+        ({"min_building_year": 2010}, "building_year", 2010, None),
+        ({"max_building_year": 1970}, "building_year", None, 1970),
+        ({"max_metro_distance": 500}, "metro_distance_meters", None, 500),
+    ):
+        narrowed = search.fulltext_search(query=None, filters=filters, limit=50)
+        assert 0 < narrowed.total < everything, filters
+        ids = [card.id for card in narrowed.listings]
+        rows = PropertyListing.objects.using("listings").filter(pk__in=ids)
+        assert len(rows) == len(ids)
+        for row in rows:
+            value = getattr(row, column)
+            assert (low is None or value >= low) and (high is None or value <= high), filters
+
+
+def test_a_kitchen_or_building_year_range_upside_down_is_refused():
+    for low, high in (
+        ("min_kitchen_area", "max_kitchen_area"),
+        ("min_building_year", "max_building_year"),
+    ):
+        with pytest.raises(InvalidArgument) as error:
+            search.fulltext_search(query=None, filters={low: 2000, high: 1990})
+        assert low in error.value.message and high in error.value.message
+
+
 EMPTIED = "двокімнатна квартира у Львові до 5 доларів"
 
 
