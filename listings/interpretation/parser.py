@@ -55,6 +55,12 @@ BUILDING_NOUNS, RENOVATION_NOUNS = _set("building_nouns"), _set("renovation_noun
 WITHOUT, WITH, BALCONY = _set("without"), _set("with"), _set("balcony_words")
 METRO_CUES, DISTRICT_CUES, NEAR = _set("metro_cues"), _set("district_cues"), _set("near_words")
 PLACE_PREPS, VIEW_WORDS, STOP_WORDS = _set("place_preps"), _set("view_words"), _set("stop_words")
+KITCHEN, LIVING = _set("kitchen_words"), _set("living_area_words")
+YEAR_WORDS, BUILT, PUBLISHED = _set("year_words"), _set("built_words"), _set("publish_words")
+# Before a building year: "з 2010" (that year on), "після 2010" (later), "до 2000" (earlier).
+YEAR_FROM, YEAR_AFTER, YEAR_BEFORE = _set("year_from"), _set("year_after"), _set("year_before")
+MINUTES, KILOMETRES = _set("minute_words"), _set("kilometre_words")
+WALK, TRANSPORT = _set("walk_words"), _set("transport_words")
 DASHES = frozenset({"-", "–", "—"})
 # The word between a range's ends after "від" ("від 30 до 40", "from 2 to 3").
 RANGE_TO = frozenset({"до", "to", "по"})
@@ -87,8 +93,13 @@ MONTHLY_RENT_FROM = {"USD": 200, "EUR": 200, "UAH": 2_000}
 # Types bought more often than let at such prices (a garage for $8 000, a plot for $5 000):
 # a price alone says no rent for them, and a bare one is in dollars.
 BOUGHT_AT_RENT_PRICES = frozenset({"land", "garage"})
-# A bare area ("квартира 50 м²") is taken as this share either side.
+# A bare area ("квартира 50 м²") is taken as this share either side; a bare kitchen ("кухня
+# 12 м²") as this share under it and up: nobody turns down a bigger kitchen.
 BARE_AREA_SPREAD = 0.1
+# The building years a request may say: a number outside them is no year.
+YEARS = (1800, 2100)
+# A walk said in minutes, in metres: 80 a minute (4.8 km/h).
+WALK_METRES_PER_MINUTE = 80
 
 
 @dataclass(frozen=True)
@@ -414,11 +425,19 @@ def _area(r: _Request) -> None:
         op, low, high, end = r.limits(quantity, op)
         # "площею 60 метрів"; "квартира 40-50 метрів" too: metres right after a flat are its
         # area ("квартира біля парку 300 метрів" is a distance)
-        cue = any(r.has(k, AREA_CUES) for k in range(max(0, start - 3), start))
+        before = range(max(0, start - 3), start)
+        if any(r.has(k, LIVING) for k in before):
+            continue  # "житлова площа 40 м²": no filter says it; not the total area either
+        kitchen = next((k for k in reversed(before) if r.has(k, KITCHEN)), None)
+        cue = kitchen is not None or any(r.has(k, AREA_CUES) for k in before)
         cue = cue or r.has(start - 1, PROPERTY_WORDS)
         if quantity.unit == "metres" and (not cue or r.has(quantity.end, DISTANCE_AFTER)):
             continue  # "500 метрів до метро": a distance
         if r.has(quantity.end, DISTANCE_AFTER) and r.low(quantity.end + 1) == "метро":
+            continue
+        if kitchen is not None:
+            bare = op is None and quantity.high is None
+            _kitchen(r, kitchen, end, low, high, bare=bare)
             continue
         if op is None and quantity.high is None:
             # rounded: 45 * 1.1 is 49.50000000000001, which the caller would see in `filters`
@@ -431,6 +450,149 @@ def _area(r: _Request) -> None:
             start -= 1
         values = {"min_area": low, "max_area": high}
         r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
+
+
+def _kitchen(
+    r: _Request, at: int, end: int, low: float | None, high: float | None, *, bare: bool
+) -> None:
+    """The kitchen's area from its word at `at` to `end`: (low, high), or for a bare value
+    (`high`) from BARE_AREA_SPREAD under it up ("з кухнею 12 м²")."""
+    if bare:
+        low, high = round(float(high or 0) * (1 - BARE_AREA_SPREAD), 2), None
+    start = at - 1 if r.has(at - 1, WITH) else at
+    values = {"min_kitchen_area": low, "max_kitchen_area": high}
+    label = "кухня " + _range_label(low, high, "м²")
+    r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
+
+
+def _year_at(r: _Request, i: int) -> int | None:
+    """The year written at token i ("2015"), or None."""
+    if r.kind(i) != "num" or not r.tokens[i].text.isdigit() or len(r.tokens[i].text) != 4:
+        return None
+    year = int(r.tokens[i].text)
+    return year if YEARS[0] <= year <= YEARS[1] else None
+
+
+def _year_bounds(r: _Request, i: int, year: int) -> tuple[int, int | None, int | None]:
+    """(start, low, high) of a building year at token i by the word before it: "з 2010"
+    that year on, "після 2010" later, "до 2000" and "старше 2000" earlier, "не старше 2010"
+    that year on, "не пізніше 2010" up to it, "у 2015" or nothing that year alone."""
+    j = i - 1
+    if r.has(j, YEAR_FROM) or r.has(j, BETWEEN):
+        return j, year, None
+    later, earlier = r.has(j, YEAR_AFTER), r.has(j, YEAR_BEFORE)
+    if (later or earlier) and r.has(j - 1, NEGATIONS):
+        return j - 1, (year if earlier else None), (year if later else None)
+    if later or earlier:
+        return j, (year + 1 if later else None), (year - 1 if earlier else None)
+    if r.low(j) in {"у", "в", "in"} and r.free(j):
+        return j, year, year
+    return i, year, year
+
+
+def _year(r: _Request) -> None:
+    """The building's year: "будинок 2015 року", "після 2010 року побудови", "built after
+    2015", "1990-х років", "з 2000 по 2010 рік". A number is a year only with its word
+    ("року", "р.", "year") or a word for building ("побудови", "built"), and not after a word
+    for the listing ("оголошення з 2024 року": when it was published)."""
+    for i in range(len(r.tokens)):
+        year = _year_at(r, i)
+        if year is None or {"min_building_year", "max_building_year"} & r.filters.keys():
+            continue
+        start, low, high = _year_bounds(r, i, year)
+        end = i + 1
+        if r.low(end) in DASHES and r.low(end + 1) in {"х", "ті", "ых", "их", "ые"}:
+            low, high, end = year, year + 9, end + 2  # a decade: "1990-х"
+        elif r.low(end) in DASHES | RANGE_TO | AND_WORDS and (other := _year_at(r, end + 1)):
+            low, high, end = min(year, other), max(year, other), end + 2
+        said = r.has(end, YEAR_WORDS)
+        end = r.skip_dot(end + 1) if said else end
+        if r.low(end) in ALTERNATIVES - {"/"} and low == high:
+            # "2015 року і пізніше", "2000 or earlier"
+            if r.has(end + 1, YEAR_AFTER):
+                high, end = None, end + 2
+            elif r.has(end + 1, YEAR_BEFORE):
+                low, end = None, end + 2
+        built_after = r.has(end, BUILT)
+        end = end + 1 if built_after else end
+        # "built after 2015", "побудований у 2015 році"
+        built = next((k for k in (start - 1, start - 2) if r.has(k, BUILT)), None)
+        if not (said or built_after or built is not None):
+            continue
+        if any(r.has(k, PUBLISHED) for k in range(max(0, start - 3), start)):
+            continue
+        if built is None and r.low(start - 1) in {"на", "за", "for"}:
+            continue  # "оренда на 2026 рік", "ціни за 2024 рік": a year of the deal, the data
+        start = built if built is not None else start
+        if r.has(start - 1, BUILDING_NOUNS) and r.low(start - 2) in {"у", "в", "a"}:
+            start -= 2  # "у будинку після 2015 року" (a house said alone is the property's)
+        r.take(start, end, _year_label(low, high), _year_filters(low, high))
+
+
+def _year_label(low: int | None, high: int | None) -> str:
+    if low == high:
+        return f"рік побудови {low}"
+    if low is not None and high is not None:
+        return f"рік побудови {low}–{high}"
+    return f"рік побудови від {low}" if low is not None else f"рік побудови до {high}"
+
+
+def _year_filters(low: int | None, high: int | None) -> dict[str, int]:
+    values = {"min_building_year": low, "max_building_year": high}
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def _metro_distance(r: _Request) -> None:
+    """How far from the metro, at most: "500 м до метро", "до метро 1 км", "у 5 хвилинах
+    пішки від метро", "10 min walk to the metro" (a walk's minutes at WALK_METRES_PER_MINUTE).
+    Minutes by bus or car say no distance; "біля метро" says none either."""
+    for i in range(len(r.tokens)):
+        if r.kind(i) != "num" or "max_metro_distance" in r.filters:
+            continue
+        op, start = r.operator(i)
+        if op not in {None, "max"}:
+            continue
+        metres, end, minutes = _distance(r, i)
+        if metres is None or r.has(end, TRANSPORT):
+            continue
+        end = end + 1 if r.has(end, WALK) else end
+        metro = end + 2 if r.low(end + 1) == "the" else end + 1
+        if r.has(end, DISTANCE_AFTER) and _metro_word(r, metro):
+            end = metro + 1 if r.free(metro) else end + 1  # "500 м до метро"
+        elif start >= 2 and _metro_word(r, start - 1) and r.has(start - 2, DISTANCE_AFTER | NEAR):
+            start -= 2  # "до метро 500 м"
+        elif not _after_station(r, start):
+            continue
+        if start > 0 and r.low(start - 1) in {"у", "в", "within"} and r.free(start - 1):
+            start -= 1  # "у 5 хвилинах від метро"
+        said = f"{_number(minutes)} хв пішки, " if minutes is not None else ""
+        label = f"до метро ≤ {said}{_number(metres)} м"
+        r.take(start, end, label, {"max_metro_distance": round(metres)})
+
+
+def _distance(r: _Request, i: int) -> tuple[float | None, int, float | None]:
+    """(metres, the token past the unit, minutes said or None) of the number at token i."""
+    value, j = r.tokens[i].number, i + 1
+    if r.has(j, MINUTES):
+        minutes = value
+        return minutes * WALK_METRES_PER_MINUTE, r.skip_dot(j + 1), minutes
+    if r.has(j, KILOMETRES):
+        return value * 1000, r.skip_dot(j + 1), None
+    if r.kind(j) == "word" and r.has(j, METRES):
+        return value, r.skip_dot(j + 1), None
+    return None, j, None
+
+
+def _after_station(r: _Request, i: int) -> bool:
+    """Whether token i follows a metro station read ("біля метро Лук'янівська 300 метрів")."""
+    return i > 0 and any(
+        "metro_station" in chip.filters and chip.end == r.tokens[i - 1].end for chip in r.chips
+    )
+
+
+def _metro_word(r: _Request, i: int) -> bool:
+    """Whether token i is "метро" (taken or not: a station named after it is the metro rule's)."""
+    return 0 <= i < len(r.tokens) and r.low(i) in {"метро", "metro", "subway", "underground"}
 
 
 def _rooms_k(quantity: _Quantity) -> bool:
@@ -956,7 +1118,19 @@ def _consistent_places(r: _Request) -> None:
                         r.used[k] = False
 
 
-RULES = (_metro, _area, _price, _floor, _rooms, _deal, _renovation, _balcony, _building)
+RULES = (
+    _metro,
+    _year,
+    _metro_distance,
+    _area,
+    _price,
+    _floor,
+    _rooms,
+    _deal,
+    _renovation,
+    _balcony,
+    _building,
+)
 
 
 def _remaining(r: _Request) -> str:
@@ -1074,6 +1248,10 @@ TYPO_TABLES: dict[str, Mapping[str, Any] | frozenset[str]] = {
     "district": DISTRICT_CUES,
     "floor": FLOOR_WORDS,
     "area": AREA_CUES,
+    "kitchen": KITCHEN,
+    "year": YEAR_WORDS,
+    "built": BUILT,
+    "minute": MINUTES,
     # The parser's other words: never "corrected" into a table word one letter away (English
     # has no dictionary here, so "at least" was reported as a typo of "lease").
     "min": MIN_WORDS,

@@ -213,6 +213,29 @@ CASES = [
     ("с евроремонтом", {"renovation_status": "euro"}),
     ("з балконом", {"has_balcony": True}),
     ("без балкона", {"has_balcony": False}),
+    # the kitchen's area is no total area; a bare one is a least, less a tenth
+    ("квартира з кухнею 12 м2", {"min_kitchen_area": 10.8, "max_kitchen_area": None}),
+    ("кухня від 10 до 15 м²", {"min_kitchen_area": 10, "max_kitchen_area": 15}),
+    ("квартира 60 м2 з кухнею 12 м2", {"min_area": 54, "max_area": 66, "min_kitchen_area": 10.8}),
+    ("kitchen at least 10 m2", {"min_kitchen_area": 10, "min_area": None}),
+    # the building's year, with its word or a word for building
+    ("будинок 2010 року побудови", {"min_building_year": 2010, "max_building_year": 2010}),
+    ("квартира в будинку після 2015 року", {"min_building_year": 2016, "max_building_year": None}),
+    ("будинок не старше 2015 року", {"min_building_year": 2015, "property_type": "house"}),
+    ("квартира до 1955 року", {"max_building_year": 1954, "max_price": None}),
+    ("квартира в будинку 1990-х років", {"min_building_year": 1990, "max_building_year": 1999}),
+    ("з 2000 по 2010 рік", {"min_building_year": 2000, "max_building_year": 2010}),
+    ("built after 2015", {"min_building_year": 2016}),
+    ("квартира 2015 року і новіше", {"min_building_year": 2015, "max_building_year": None}),
+    # how far from the metro, at most; a walk's minutes at 80 m each
+    ("квартира 500 м до метро", {"max_metro_distance": 500, "min_area": None}),
+    ("до метро не більше 1 км", {"max_metro_distance": 1000}),
+    ("у 5 хвилинах пішки від метро", {"max_metro_distance": 400}),
+    ("10 min walk to the metro", {"max_metro_distance": 800}),
+    (
+        "біля метро Арсенальна 300 метрів",
+        {"metro_station": "Арсенальна", "max_metro_distance": 300},
+    ),
 ]
 
 
@@ -264,6 +287,16 @@ NOT_READ = [
     ("квартира не подобово", {}, ["deal_type"]),
     ("не будинок, а квартира", {"property_type": "apartment"}, []),
     ("не оренда, а продаж", {"deal_type": "sale"}, []),
+    # living area: no filter, and no total area either
+    ("житлова площа 40 м2", {}, ["min_area", "max_area", "min_kitchen_area"]),
+    # a year the listing was published, a price, a ride: no building year, no distance
+    ("оголошення з 2024 року", {}, ["min_building_year", "max_building_year"]),
+    ("оренда квартири на 2026 рік", {}, ["min_building_year", "max_building_year"]),
+    ("ціни на квартири за 2024 рік", {}, ["min_building_year", "max_building_year"]),
+    ("квартира за 2015 доларів", {"max_price": 2015}, ["min_building_year"]),
+    ("будинок до 2000 грн", {"max_price": 2000}, ["max_building_year"]),
+    ("10 хвилин транспортом до метро", {}, ["max_metro_distance"]),
+    ("квартира біля метро", {}, ["max_metro_distance"]),
 ]
 
 
@@ -314,10 +347,24 @@ def test_by_the_month_is_a_long_rent_and_leaves_no_words(gazetteer):
 
 def test_numbers_in_words_keep_their_words_where_nothing_reads_them(gazetteer):
     assert read("квартира площею сорок п'ять метрів", gazetteer).filters["min_area"] == 40.5
-    for text in ("сорок метрів до метро", "п'ять хвилин до метро"):
+    for text in ("сорок хвилин від центру", "п'ять хвилин до моря"):
         reading = read(text, gazetteer)
         assert reading.filters == {} and reading.text == text, text
+    assert read("сорок метрів до метро", gazetteer).filters == {"max_metro_distance": 40}
     assert read("дві кімнати", gazetteer).filters == {"rooms_count": 2}
+
+
+def test_kitchen_year_and_metro_distance_leave_no_words_and_say_what_they_read(gazetteer):
+    reading = read(
+        "квартира з кухнею 12 м2 у будинку після 2015 року, 5 хв пішки до метро", gazetteer
+    )
+    assert reading.text == ""
+    assert [chip.label for chip in reading.chips] == [
+        "Квартира",
+        "кухня від 10.8 м²",
+        "рік побудови від 2016",
+        "до метро ≤ 5 хв пішки, 400 м",
+    ]
 
 
 def test_a_number_too_long_to_be_one_is_left_in_the_text(gazetteer):

@@ -230,6 +230,19 @@ def test_kitchen_building_year_and_metro_distance_keep_only_the_listings_they_sa
             assert (low is None or value >= low) and (high is None or value <= high), filters
 
 
+def test_kitchen_building_year_and_metro_distance_are_read_from_a_request():
+    request = "квартира з кухнею від 9 м2 у будинку після 1990 року до метро 1 км"
+    page = search.fulltext_search(query=request, limit=50, interpret=True)
+    assert page.interpreted.text == ""
+    read = {"min_kitchen_area": 9, "min_building_year": 1991, "max_metro_distance": 1000}
+    assert {name: page.filters[name] for name in read} == read
+    rows = PropertyListing.objects.using("listings").filter(pk__in=[c.id for c in page.listings])
+    assert len(rows) == len(page.listings) > 0
+    for row in rows:
+        assert row.kitchen_area >= 9 and row.building_year >= 1991
+        assert row.metro_distance_meters <= 1000
+
+
 def test_a_kitchen_or_building_year_range_upside_down_is_refused():
     for low, high in (
         ("min_kitchen_area", "max_kitchen_area"),
