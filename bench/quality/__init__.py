@@ -79,6 +79,11 @@ NUMERIC_JUDGES = (
     "min_floor",
     "max_floor",
     "not_top_floor",
+    "min_kitchen_area",
+    "max_kitchen_area",
+    "min_building_year",
+    "max_building_year",
+    "max_metro_distance",
 )
 SATISFIED_TARGET = 0.95
 
