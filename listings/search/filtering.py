@@ -140,17 +140,22 @@ def one_dropped(filters: Filters) -> list[tuple[list[str], Filters]]:
 STATEMENT_TIMEOUT_SQL = "SELECT set_config('statement_timeout', %s, true)"
 
 
+def within(milliseconds: int) -> Settings:
+    """`milliseconds` for each statement (statement_timeout): for one statement sent after
+    these settings (Settings.before), or for every statement of a transaction (.held)."""
+    return Settings(STATEMENT_TIMEOUT_SQL, (f"{max(milliseconds, 1)}ms",))
+
+
 def budgeted_count(filters: Filters, milliseconds: int) -> tuple[int, bool] | None:
     """How many listings match `filters`, counting at most TOTAL_COUNT_CAP as capped_count
     does: (count, exact); None when counting takes more than `milliseconds`."""
     cap = settings.TOTAL_COUNT_CAP
     sql, params = up_to_cap(_filtered(filters), cap).query.get_compiler(using=LISTINGS).as_sql()
-    timeout = Settings(STATEMENT_TIMEOUT_SQL, (f"{max(milliseconds, 1)}ms",))
     try:
         with _database():
             # the ORM's compiled SELECT, its values as parameters
             counting = f"SELECT count(*) FROM ({sql}) AS kept"  # noqa: S608
-            rows = execute_fetch(counting, params, LISTINGS, timeout)
+            rows = execute_fetch(counting, params, LISTINGS, within(milliseconds))
     except QueryTimeout:
         return None
     return capped(int(rows[0][0]), cap)

@@ -15,8 +15,9 @@ from ..errors import InvalidArgument, QueryTimeout
 from ..filters import Filters
 from ..interpretation import Interpretation, interpret
 from ..results import DroppedFilters, Interpreted, InterpretedChip, SearchPage
+from ..runtime import LISTINGS
 from ..types import query_text
-from .filtering import _resolved, budgeted_count, live_vocabulary, one_dropped
+from .filtering import _resolved, budgeted_count, live_vocabulary, one_dropped, within
 
 # An empty page's if_dropped counts share this time; what is not counted by then is left
 # out (at 1 000 000 listings a count that finds nothing may scan most of the table).
@@ -113,8 +114,9 @@ def _if_dropped(
     where the words narrowed the page (full text), with the words dropped.
 
     Semantic and hybrid pages are emptied by filters alone: a count each. A full-text page
-    runs its search again without the filter, words and all. Only for empty pages, and
-    within IF_DROPPED_BUDGET_MS: what is not counted by then is left out.
+    runs its search again without the filter, words and all, each statement within the time
+    left. Only for empty pages, and within IF_DROPPED_BUDGET_MS: what is not counted by then
+    is left out.
     """
     deadline = time.monotonic() + IF_DROPPED_BUDGET_MS / 1000
     words_narrow = page.mode in {"fulltext", "ilike_fallback"}
@@ -128,7 +130,9 @@ def _if_dropped(
             break
         counted: tuple[int, bool] | None = None
         if with_words:
-            with contextlib.suppress(QueryTimeout):
+            # each of its statements within the time left (a word that matches nothing
+            # falls back to a substring scan of every listing the filters let in)
+            with contextlib.suppress(QueryTimeout), within(left).held(LISTINGS):
                 again = {**kwargs, "limit": 1, "offset": 0}
                 other = search_function(query=searched, filters=narrowed, **again)
                 counted = (other.total, other.total_exact)

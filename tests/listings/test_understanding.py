@@ -308,3 +308,38 @@ def test_a_count_past_its_time_is_left_out_and_the_connection_still_serves(monke
     monkeypatch.undo()
     again = search.semantic_search(query=EMPTIED, limit=5, interpret=True)
     assert [entry.dropped for entry in again.if_dropped][:2] == [["city"], ["listing_status"]]
+
+
+def test_a_full_text_run_again_past_its_time_is_left_out_and_the_connection_still_serves(
+    monkeypatch,
+):
+    import time
+
+    from django.db.models.expressions import RawSQL
+
+    from listings.querysets import PropertyListingQuerySet
+    from listings.search import understood
+
+    filtered = PropertyListingQuerySet.filtered
+
+    def slow_without_a_city(self, filters, *args, **kwargs):  # 5 ms for every listing
+        found = filtered(self, filters, *args, **kwargs)
+        if filters.city is None:
+            slow = "SELECT id FROM property_listings WHERE length(pg_sleep(0.005)::text) = 0"
+            return found.filter(id__in=RawSQL(slow, []))
+        return found
+
+    monkeypatch.setattr(PropertyListingQuerySet, "filtered", slow_without_a_city)
+    monkeypatch.setattr(understood, "IF_DROPPED_BUDGET_MS", 300)
+    # a word nowhere, so each run again falls back to a substring scan; shapes of their own
+    filters = {"city": "Львів", "min_rooms": 1, "max_floor": 150}
+    started = time.monotonic()
+    page = search.fulltext_search(query="зюзюкавицяпошук", filters=filters, limit=5)
+    took = time.monotonic() - started
+    assert page.total == 0
+    # without the city the scan takes ~3 000 × 5 ms: QUERY_TIMEOUT_SEC (10 s) before
+    assert took < 5, took
+    assert [entry.dropped for entry in page.if_dropped] == [["query"]]
+    monkeypatch.undo()
+    # the run cut short was rolled back: the connection serves the next call
+    assert search.fulltext_search(query="квартира", filters={"city": "Львів"}, limit=1).total
