@@ -56,6 +56,10 @@ WITHOUT, WITH, BALCONY = _set("without"), _set("with"), _set("balcony_words")
 METRO_CUES, DISTRICT_CUES, NEAR = _set("metro_cues"), _set("district_cues"), _set("near_words")
 PLACE_PREPS, VIEW_WORDS, STOP_WORDS = _set("place_preps"), _set("view_words"), _set("stop_words")
 KITCHEN, LIVING = _set("kitchen_words"), _set("living_area_words")
+# A plot's area: "10 соток" (ares, 100 m² each), "1 га"; land's total_area is in m².
+PLOT_UNITS = _map("plot_units")
+PLOT_METRES = {"sotka": 100, "hectare": 10_000}
+PLOT_LABELS = {"sotka": "сот.", "hectare": "га"}
 YEAR_WORDS, BUILT, PUBLISHED = _set("year_words"), _set("built_words"), _set("publish_words")
 # Before a building year: "з 2010" (that year on), "після 2010" (later), "до 2000" (earlier).
 YEAR_FROM, YEAR_AFTER, YEAR_BEFORE = _set("year_from"), _set("year_after"), _set("year_before")
@@ -267,6 +271,8 @@ class _Request:
             return "area", self.skip_dot(j + 2)
         if self.kind(j) == "word" and self.has(j, METRES):
             return "metres", self.skip_dot(j + 1)
+        if self.kind(j) == "word" and self.has(j, PLOT_UNITS):
+            return str(self.value(j, PLOT_UNITS)), self.skip_dot(j + 1)
         return None, j
 
     def quantity(self, i: int) -> _Quantity | None:
@@ -439,6 +445,9 @@ def _area(r: _Request) -> None:
             bare = op is None and quantity.high is None
             _kitchen(r, kitchen, end, low, high, bare=bare)
             continue
+        if quantity.unit in PLOT_METRES:
+            _plot(r, quantity, start, end, low, high, bare=op is None and quantity.high is None)
+            continue
         if op is None and quantity.high is None:
             # rounded: 45 * 1.1 is 49.50000000000001, which the caller would see in `filters`
             low = round(quantity.low * (1 - BARE_AREA_SPREAD), 2)
@@ -462,6 +471,37 @@ def _kitchen(
     start = at - 1 if r.has(at - 1, WITH) else at
     values = {"min_kitchen_area": low, "max_kitchen_area": high}
     label = "кухня " + _range_label(low, high, "м²")
+    r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
+
+
+def _plot(
+    r: _Request,
+    quantity: _Quantity,
+    start: int,
+    end: int,
+    low: float | None,
+    high: float | None,
+    *,
+    bare: bool,
+) -> None:
+    """A plot's area in ares or hectares ("ділянка 10 соток", "від 6 до 12 соток", "1 га") as
+    the total area in m², which is a plot's for land. With another property said ("будинок з
+    ділянкою 10 соток") it is not that property's area, and no filter says a plot's."""
+    if any(
+        r.has(k, PROPERTY_WORDS) and r.value(k, PROPERTY_WORDS) != "land"
+        for k in range(len(r.tokens))
+    ):
+        return
+    unit = str(quantity.unit)
+    scale, said = PLOT_METRES[unit], PLOT_LABELS[unit]
+    if bare:
+        label = f"≈ {_number(quantity.low)} {said}"
+        low = round(quantity.low * scale * (1 - BARE_AREA_SPREAD), 2)
+        high = round(quantity.low * scale * (1 + BARE_AREA_SPREAD), 2)
+    else:
+        label = _range_label(low, high, said)
+        low, high = (None if v is None else v * scale for v in (low, high))
+    values = {"min_area": low, "max_area": high}
     r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
 
 
@@ -709,6 +749,8 @@ def _floor(r: _Request) -> None:
             elif r.kind(j) == "word" and r.low(j) in SUFFIXES:
                 j += 1
             if not r.has(j, FLOOR_WORDS) or r.low(i - 1) in STOREYS_PREPS:
+                if _floor_of_storeys(r, i):  # "квартира 5/9": the 5th floor of 9
+                    r.take(i, i + 3, *_one_floor(None, int(r.tokens[i].number)))
                 continue
             number = int(r.tokens[i].number)
             on = r.low(start - 1) in FLOOR_PREPS
@@ -772,6 +814,27 @@ def _floor(r: _Request) -> None:
                 labels, end = [label], past
             if said and values:
                 r.take(begin, end, ", ".join(labels), values)
+
+
+def _floor_of_storeys(r: _Request, i: int) -> bool:
+    """Whether token i starts a floor written with its storeys and no floor word, "5/9", as
+    listings write it: right after a flat or its rooms ("квартира 5/9", "2к 5/9") in a building
+    of 3 storeys or more, or before the building's material ("5/9 цегла"); never before a unit
+    ("2/3 кімнати")."""
+    if r.low(i + 1) != "/" or r.kind(i + 2) != "num" or not r.free(i + 2):
+        return False
+    floor, storeys = r.tokens[i].number, r.tokens[i + 2].number
+    if not (floor.is_integer() and storeys.is_integer() and 1 <= floor <= storeys <= 60):
+        return False
+    after = i + 3
+    if r.kind(after) in {"area", "cur", "uo"} or r.has(after, ROOM_UNITS | AREA_UNITS | METRES):
+        return False
+    material = r.kind(after) == "word" and any(
+        vocabulary.canonical("building_type", key) for key in r.keys[after]
+    )
+    flat = r.has(i - 1, PROPERTY_WORDS) or r.has(i - 1, ROOMS_WORDS) or r.has(i - 1, ROOM_UNITS)
+    # "1/2" after a flat is as often a half ("квартира 1/2 ціни") as a floor of two storeys
+    return material or (flat and storeys >= 3)
 
 
 def _one_floor(op: str | None, number: int) -> tuple[str, dict[str, int]]:
@@ -1262,7 +1325,7 @@ TYPO_TABLES: dict[str, Mapping[str, Any] | frozenset[str]] = {
     "ordinal": ORDINALS,
     "last": LAST,
     "room_unit": ROOM_UNITS,
-    "area_unit": AREA_UNITS | METRES | SQUARE,
+    "area_unit": AREA_UNITS | METRES | SQUARE | frozenset(PLOT_UNITS),
     "multiplier": THOUSANDS | MILLIONS,
     "month": MONTH_NOUNS,
 }

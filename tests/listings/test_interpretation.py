@@ -218,6 +218,14 @@ CASES = [
     ("кухня від 10 до 15 м²", {"min_kitchen_area": 10, "max_kitchen_area": 15}),
     ("квартира 60 м2 з кухнею 12 м2", {"min_area": 54, "max_area": 66, "min_kitchen_area": 10.8}),
     ("kitchen at least 10 m2", {"min_kitchen_area": 10, "min_area": None}),
+    # a plot in ares or hectares is land's total area in m²
+    ("ділянка 10 соток", {"min_area": 900, "max_area": 1100, "property_type": "land"}),
+    ("земельна ділянка від 6 до 12 соток", {"min_area": 600, "max_area": 1200}),
+    ("ділянка до 1 га", {"max_area": 10_000, "min_area": None}),
+    # a floor written with its storeys, as listings do
+    ("квартира 5/9", {"floor": 5, "property_type": "apartment"}),
+    ("однокімнатна 3/5 панель", {"floor": 3, "rooms_count": 1, "building_type": "panel"}),
+    ("5/9 цегла", {"floor": 5, "building_type": "brick"}),
     # the building's year, with its word or a word for building
     ("будинок 2010 року побудови", {"min_building_year": 2010, "max_building_year": 2010}),
     ("квартира в будинку після 2015 року", {"min_building_year": 2016, "max_building_year": None}),
@@ -287,6 +295,11 @@ NOT_READ = [
     ("квартира не подобово", {}, ["deal_type"]),
     ("не будинок, а квартира", {"property_type": "apartment"}, []),
     ("не оренда, а продаж", {"deal_type": "sale"}, []),
+    # a house's plot is not the house's area; a half is no floor, nor are rooms
+    ("будинок з ділянкою 10 соток", {"property_type": "house"}, ["min_area", "max_area"]),
+    ("2/3 кімнати", {"min_rooms": 2, "max_rooms": 3}, ["floor"]),
+    ("квартира 1/2 ціни", {"property_type": "apartment"}, ["floor"]),
+    ("квартира 9/5", {"property_type": "apartment"}, ["floor"]),
     # living area: no filter, and no total area either
     ("житлова площа 40 м2", {}, ["min_area", "max_area", "min_kitchen_area"]),
     # a year the listing was published, a price, a ride: no building year, no distance
@@ -365,6 +378,14 @@ def test_kitchen_year_and_metro_distance_leave_no_words_and_say_what_they_read(g
         "рік побудови від 2016",
         "до метро ≤ 5 хв пішки, 400 м",
     ]
+
+
+def test_a_plot_is_labelled_in_the_unit_said(gazetteer):
+    assert [chip.label for chip in read("ділянка 10 соток", gazetteer).chips] == [
+        "Земельна ділянка",
+        "≈ 10 сот.",
+    ]
+    assert [chip.label for chip in read("від 1 до 2 га", gazetteer).chips] == ["1–2 га"]
 
 
 def test_a_number_too_long_to_be_one_is_left_in_the_text(gazetteer):
