@@ -1,0 +1,103 @@
+"""Areas: the total ("квартира 50 м²", "від 40 до 60 метрів"), the kitchen's ("з кухнею
+12 м²") and a plot's ("ділянка 10 соток")."""
+
+from __future__ import annotations
+
+from .request import Quantity, Request, number_text, range_label
+from .rooms import rooms_and_flat
+from .words import AREA_CUES, DISTANCE_AFTER, KITCHEN, LIVING, PROPERTY_WORDS, WITH
+
+PLOT_METRES = {"sotka": 100, "hectare": 10_000}
+PLOT_LABELS = {"sotka": "сот.", "hectare": "га"}
+# A bare area ("квартира 50 м²") is taken as this share either side; a bare kitchen ("кухня
+# 12 м²") as this share under it and up: nobody turns down a bigger kitchen.
+BARE_AREA_SPREAD = 0.1
+
+
+def read_area(r: Request) -> None:
+    for i in range(len(r.tokens)):
+        if r.kind(i) != "num":
+            continue
+        quantity = r.quantity(i)
+        if quantity is None:
+            continue
+        op, start = r.operator(i)
+        quantity.unit = r.range_unit(quantity, op)
+        if quantity.unit is None or rooms_and_flat(r, quantity):
+            continue
+        # the range's far end first: "від 40 до 60 метрів" is no distance "40 [метрів] до"
+        op, low, high, end = r.limits(quantity, op)
+        # "площею 60 метрів"; "квартира 40-50 метрів" too: metres right after a flat are its
+        # area ("квартира біля парку 300 метрів" is a distance)
+        before = range(max(0, start - 3), start)
+        if any(r.has(k, LIVING) for k in before):
+            continue  # "житлова площа 40 м²": no filter says it; not the total area either
+        kitchen = next((k for k in reversed(before) if r.has(k, KITCHEN)), None)
+        cue = kitchen is not None or any(r.has(k, AREA_CUES) for k in before)
+        cue = cue or r.has(start - 1, PROPERTY_WORDS)
+        if quantity.unit == "metres" and (not cue or r.has(quantity.end, DISTANCE_AFTER)):
+            continue  # "500 метрів до метро": a distance
+        if r.has(quantity.end, DISTANCE_AFTER) and r.low(quantity.end + 1) == "метро":
+            continue
+        if kitchen is not None:
+            bare = op is None and quantity.high is None
+            _kitchen(r, kitchen, end, low, high, bare=bare)
+            continue
+        if quantity.unit in PLOT_METRES:
+            _plot(r, quantity, start, end, low, high, bare=op is None and quantity.high is None)
+            continue
+        if op is None and quantity.high is None:
+            # rounded: 45 * 1.1 is 49.50000000000001, which the caller would see in `filters`
+            low = round(quantity.low * (1 - BARE_AREA_SPREAD), 2)
+            high = round(quantity.low * (1 + BARE_AREA_SPREAD), 2)
+            label = f"≈ {number_text(quantity.low)} м²"
+        else:
+            label = range_label(low, high, "м²")
+        if start > 0 and r.has(start - 1, AREA_CUES) and r.low(start - 1).startswith("площ"):
+            start -= 1
+        values = {"min_area": low, "max_area": high}
+        r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
+
+
+def _kitchen(
+    r: Request, at: int, end: int, low: float | None, high: float | None, *, bare: bool
+) -> None:
+    """The kitchen's area from its word at `at` to `end`: (low, high), or for a bare value
+    (`high`) from BARE_AREA_SPREAD under it up ("з кухнею 12 м²")."""
+    if bare:
+        low, high = round(float(high or 0) * (1 - BARE_AREA_SPREAD), 2), None
+    start = at - 1 if r.has(at - 1, WITH) else at
+    values = {"min_kitchen_area": low, "max_kitchen_area": high}
+    label = "кухня " + range_label(low, high, "м²")
+    r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
+
+
+def _plot(
+    r: Request,
+    quantity: Quantity,
+    start: int,
+    end: int,
+    low: float | None,
+    high: float | None,
+    *,
+    bare: bool,
+) -> None:
+    """A plot's area in ares or hectares ("ділянка 10 соток", "від 6 до 12 соток", "1 га") as
+    the total area in m², which is a plot's for land. With another property said ("будинок з
+    ділянкою 10 соток") it is not that property's area, and no filter says a plot's."""
+    if any(
+        r.has(k, PROPERTY_WORDS) and r.value(k, PROPERTY_WORDS) != "land"
+        for k in range(len(r.tokens))
+    ):
+        return
+    unit = str(quantity.unit)
+    scale, said = PLOT_METRES[unit], PLOT_LABELS[unit]
+    if bare:
+        label = f"≈ {number_text(quantity.low)} {said}"
+        low = round(quantity.low * scale * (1 - BARE_AREA_SPREAD), 2)
+        high = round(quantity.low * scale * (1 + BARE_AREA_SPREAD), 2)
+    else:
+        label = range_label(low, high, said)
+        low, high = (None if v is None else v * scale for v in (low, high))
+    values = {"min_area": low, "max_area": high}
+    r.take(start, end, label, {k: v for k, v in values.items() if v is not None})

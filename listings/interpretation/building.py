@@ -1,0 +1,158 @@
+"""The building and the flat's state: the year it was built, its type ("цегляний"), the
+renovation and the balcony."""
+
+from __future__ import annotations
+
+from .. import vocabulary
+from ..models import BuildingType, RenovationStatus
+from .request import Request, dropped_if_negated
+from .words import (
+    ALTERNATIVES,
+    AND_WORDS,
+    BALCONY,
+    BETWEEN,
+    BUILDING_NOUNS,
+    BUILT,
+    DASHES,
+    NEGATIONS,
+    PUBLISHED,
+    RANGE_TO,
+    RENOVATION_NOUNS,
+    RENOVATION_WORDS,
+    WITH,
+    WITHOUT,
+    YEAR_AFTER,
+    YEAR_BEFORE,
+    YEAR_FROM,
+    YEAR_WORDS,
+)
+
+# The building years a request may say: a number outside them is no year.
+YEARS = (1800, 2100)
+
+
+def _year_at(r: Request, i: int) -> int | None:
+    """The year written at token i ("2015"), or None."""
+    if r.kind(i) != "num" or not r.tokens[i].text.isdigit() or len(r.tokens[i].text) != 4:
+        return None
+    year = int(r.tokens[i].text)
+    return year if YEARS[0] <= year <= YEARS[1] else None
+
+
+def _year_bounds(r: Request, i: int, year: int) -> tuple[int, int | None, int | None]:
+    """(start, low, high) of a building year at token i by the word before it: "з 2010"
+    that year on, "після 2010" later, "до 2000" and "старше 2000" earlier, "не старше 2010"
+    that year on, "не пізніше 2010" up to it, "у 2015" or nothing that year alone."""
+    j = i - 1
+    if r.has(j, YEAR_FROM) or r.has(j, BETWEEN):
+        return j, year, None
+    later, earlier = r.has(j, YEAR_AFTER), r.has(j, YEAR_BEFORE)
+    if (later or earlier) and r.has(j - 1, NEGATIONS):
+        return j - 1, (year if earlier else None), (year if later else None)
+    if later or earlier:
+        return j, (year + 1 if later else None), (year - 1 if earlier else None)
+    if r.low(j) in {"у", "в", "in"} and r.free(j):
+        return j, year, year
+    return i, year, year
+
+
+def read_year(r: Request) -> None:
+    """The building's year: "будинок 2015 року", "після 2010 року побудови", "built after
+    2015", "1990-х років", "з 2000 по 2010 рік". A number is a year only with its word
+    ("року", "р.", "year") or a word for building ("побудови", "built"), and not after a word
+    for the listing ("оголошення з 2024 року": when it was published)."""
+    for i in range(len(r.tokens)):
+        year = _year_at(r, i)
+        if year is None or {"min_building_year", "max_building_year"} & r.filters.keys():
+            continue
+        start, low, high = _year_bounds(r, i, year)
+        end = i + 1
+        if r.low(end) in DASHES and r.low(end + 1) in {"х", "ті", "ых", "их", "ые"}:
+            low, high, end = year, year + 9, end + 2  # a decade: "1990-х"
+        elif r.low(end) in DASHES | RANGE_TO | AND_WORDS and (other := _year_at(r, end + 1)):
+            low, high, end = min(year, other), max(year, other), end + 2
+        said = r.has(end, YEAR_WORDS)
+        end = r.skip_dot(end + 1) if said else end
+        if r.low(end) in ALTERNATIVES - {"/"} and low == high:
+            # "2015 року і пізніше", "2000 or earlier"
+            if r.has(end + 1, YEAR_AFTER):
+                high, end = None, end + 2
+            elif r.has(end + 1, YEAR_BEFORE):
+                low, end = None, end + 2
+        built_after = r.has(end, BUILT)
+        end = end + 1 if built_after else end
+        # "built after 2015", "побудований у 2015 році"
+        built = next((k for k in (start - 1, start - 2) if r.has(k, BUILT)), None)
+        if not (said or built_after or built is not None):
+            continue
+        if any(r.has(k, PUBLISHED) for k in range(max(0, start - 3), start)):
+            continue
+        if built is None and r.low(start - 1) in {"на", "за", "for"}:
+            continue  # "оренда на 2026 рік", "ціни за 2024 рік": a year of the deal, the data
+        start = built if built is not None else start
+        if r.has(start - 1, BUILDING_NOUNS) and r.low(start - 2) in {"у", "в", "a"}:
+            start -= 2  # "у будинку після 2015 року" (a house said alone is the property's)
+        r.take(start, end, _year_label(low, high), _year_filters(low, high))
+
+
+def _year_label(low: int | None, high: int | None) -> str:
+    if low == high:
+        return f"рік побудови {low}"
+    if low is not None and high is not None:
+        return f"рік побудови {low}–{high}"
+    return f"рік побудови від {low}" if low is not None else f"рік побудови до {high}"
+
+
+def _year_filters(low: int | None, high: int | None) -> dict[str, int]:
+    values = {"min_building_year": low, "max_building_year": high}
+    return {k: v for k, v in values.items() if v is not None}
+
+
+def read_renovation(r: Request) -> None:
+    for i in range(len(r.tokens)):
+        if r.kind(i) != "word" or "renovation_status" in r.filters:
+            continue
+        value, end = None, i + 1
+        if r.has(i, WITHOUT) and r.has(i + 1, RENOVATION_NOUNS):
+            value, end = "none", i + 2
+        elif r.has(i + 1, RENOVATION_NOUNS) and r.has(i, RENOVATION_WORDS):
+            value, end = r.value(i, RENOVATION_WORDS), i + 2
+        elif r.has(i, RENOVATION_WORDS) and "ремонт" in r.low(i):
+            value = r.value(i, RENOVATION_WORDS)
+        elif any("ремонт" in key for key in r.keys[i]):
+            for key in r.keys[i]:
+                value = value or vocabulary.canonical("renovation_status", key)
+        if value is None or dropped_if_negated(r, i, end):
+            continue
+        start = i - 1 if r.has(i - 1, WITH) else i
+        label = str(RenovationStatus(value).label)
+        r.take(start, end, label, {"renovation_status": value})
+
+
+def read_balcony(r: Request) -> None:
+    for i in range(len(r.tokens)):
+        if r.kind(i) == "word" and r.has(i, BALCONY) and "has_balcony" not in r.filters:
+            if r.has(i - 1, WITHOUT):
+                r.take(i - 1, i + 1, "без балкона", {"has_balcony": False})
+            elif dropped_if_negated(r, i, i + 1):
+                continue  # "не з балконом": said against, not for, a balcony
+            else:
+                start = i - 1 if r.has(i - 1, WITH) else i
+                r.take(start, i + 1, "з балконом", {"has_balcony": True})
+
+
+def read_building(r: Request) -> None:
+    for i in range(len(r.tokens)):
+        if r.kind(i) != "word" or "building_type" in r.filters:
+            continue
+        value = None
+        for key in sorted(r.keys[i]):
+            found = vocabulary.canonical("building_type", key)
+            if found and key not in {"wood", "дерево"}:
+                value = found
+        end = i + 2 if r.has(i + 1, BUILDING_NOUNS) else i + 1
+        if value is None or dropped_if_negated(r, i, end):
+            continue
+        start = i - 1 if r.low(i - 1) in {"у", "в", "з", "із", "in"} and r.free(i - 1) else i
+        label = f"{BuildingType(value).label} (будинок)"
+        r.take(start, end, label, {"building_type": value})

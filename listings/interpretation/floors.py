@@ -1,0 +1,187 @@
+"""Floors: "на 2 поверсі", "від 2 до 5 поверху", "не на першому і не на останньому",
+"поверх 3 з 9", "квартира 5/9"; storeys ("2 поверхи") are not floors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import vocabulary
+from .morphology import grammemes, plural_only
+from .request import Request
+from .words import (
+    AREA_UNITS,
+    CONJUNCTIONS,
+    CONTRASTS,
+    DASHES,
+    FLOOR_PREPS,
+    FLOOR_WORDS,
+    LAST,
+    METRES,
+    NEGATION_OR,
+    NEGATIONS,
+    ORDINALS,
+    PROPERTY_WORDS,
+    ROOM_UNITS,
+    ROOMS_WORDS,
+    STOREYS_PREPS,
+    SUFFIXES,
+)
+
+
+def _floor_chain(r: Request, s: int) -> tuple[int, list[tuple[bool, int | str]], bool]:
+    """From token s: "[не] [на] першому [поверсі] [і не на останньому]" as (end, items,
+    whether a floor word was said)."""
+    items: list[tuple[bool, int | str]] = []
+    j, said, negated = s, False, False
+    while r.free(j):
+        if r.has(j, NEGATIONS):
+            negated = True
+        elif r.low(j) in FLOOR_PREPS or r.low(j) in CONJUNCTIONS:
+            pass
+        elif r.low(j) in CONTRASTS and items:
+            negated = False
+        elif r.kind(j) == "word" and r.has(j, ORDINALS):
+            items.append((negated, int(r.value(j, ORDINALS))))
+            negated = negated and r.low(j + 1) in NEGATION_OR  # "not on the first or last"
+        elif r.kind(j) == "word" and r.has(j, LAST):
+            items.append((negated, "last"))
+            negated = negated and r.low(j + 1) in NEGATION_OR
+        elif r.kind(j) == "word" and r.has(j, FLOOR_WORDS):
+            said = True
+            j = r.skip_dot(j + 1)
+            continue
+        else:
+            break
+        j += 1
+    while j > s and (
+        r.low(j - 1) in CONJUNCTIONS | CONTRASTS or r.has(j - 1, NEGATIONS | FLOOR_PREPS)
+    ):
+        j -= 1
+    return j, items, said
+
+
+def read_floor(r: Request) -> None:
+    # The end of words no floor is read from: "від 2 до 3 поверхів" (storeys), "на першому
+    # або останньому" (either floor, which no filters can say).
+    unread_until = -1
+    for i in range(len(r.tokens)):
+        if i <= unread_until:
+            continue
+        if r.kind(i) == "num":
+            j, high = i + 1, None
+            op, start = r.operator(i)
+            if r.joined(op, j) and r.kind(j + 1) == "num":
+                high, j = int(r.tokens[j + 1].number), j + 2  # "від 2 до 5 поверху"
+            if r.low(j) == "/" and r.kind(j + 1) == "num":
+                j += 2
+            plus = high is None and r.low(j) == "+"  # "на 3+ поверсі"
+            j += 1 if plus else 0
+            if r.low(j) in DASHES and r.kind(j + 1) == "word" and r.low(j + 1) in SUFFIXES:
+                j += 2
+            elif r.kind(j) == "word" and r.low(j) in SUFFIXES:
+                j += 1
+            if not r.has(j, FLOOR_WORDS) or r.low(i - 1) in STOREYS_PREPS:
+                if _floor_of_storeys(r, i):  # "квартира 5/9": the 5th floor of 9
+                    r.take(i, i + 3, *_one_floor(None, int(r.tokens[i].number)))
+                continue
+            number = int(r.tokens[i].number)
+            on = r.low(start - 1) in FLOOR_PREPS
+            case = grammemes(r.low(j))
+            storeys = plural_only(r.low(j)) or ("gent" in case and not case & {"nomn", "loct"})
+            if storeys and not (on or op):
+                continue  # "2 поверхи", "2 этажа": how many storeys, not which floor
+            if high is not None and plural_only(r.low(j)):
+                unread_until = j  # "від 2 до 3 поверхів": storeys too ("до 5 поверху": a floor)
+                continue
+            op = "min" if plus else op
+            if on:
+                start -= 1
+            end = r.skip_dot(j + 1)
+            said_beyond, past = r.beyond(end)
+            if said_beyond is not None and high is None and op is None:
+                op, end = said_beyond, past  # "на 5 поверсі і вище", "5th floor or higher"
+            if high is not None:
+                low, high = sorted((number, high))
+                r.take(start, end, f"{low}–{high} поверх", {"min_floor": low, "max_floor": high})
+            else:
+                r.take(start, end, *_one_floor(op, number))
+        elif _floor_then_number(r, i):
+            number, end = int(r.tokens[i + 1].number), i + 2
+            if r.low(end) in STOREYS_PREPS | {"/", "из", "of"} and r.kind(end + 1) == "num":
+                end += 2  # "поверх 3 з 9", "этаж 5/9": the floor of so many
+            said_beyond, past = r.beyond(end)  # "floor 5 or lower"
+            r.take(i, past, *_one_floor(said_beyond, number))
+        elif r.has(i, frozenset(ORDINALS) | LAST | NEGATIONS | FLOOR_PREPS):
+            end, items, said = _floor_chain(r, i)
+            begin = i
+            if not said and r.has(i - 1, FLOOR_WORDS) and r.kind(i - 2) != "num":
+                said, begin = True, i - 1  # "поверх не перший і не останній", not "2 поверхи"
+            values: dict[str, Any] = {}
+            labels = []
+            for negated, item in items:
+                if item == "last" and negated:
+                    values["not_top_floor"] = True
+                    labels.append("не останній поверх")
+                elif item == "last":
+                    values["top_floor"] = True
+                    labels.append("останній поверх")
+                elif item == 1 and negated:
+                    values["min_floor"] = 2
+                    labels.append("не перший поверх")
+                elif isinstance(item, int) and not negated:
+                    values["floor"] = item
+                    labels.append(f"{item} поверх")
+            said_floors = [item for negated, item in items if isinstance(item, int) and not negated]
+            if values.get("top_floor") and said_floors:
+                unread_until = end - 1  # "на першому або останньому": either
+                continue
+            if len(said_floors) > 1:  # "на першому або другому поверсі": either
+                low, high = min(said_floors), max(said_floors)
+                del values["floor"]
+                values |= {"min_floor": max(low, values.get("min_floor", low)), "max_floor": high}
+                labels = [f"{low}–{high} поверх"]
+            said_beyond, past = r.beyond(end)
+            if said_beyond is not None and set(values) == {"floor"}:
+                label, values = _one_floor(said_beyond, values["floor"])  # "на третьому … і вище"
+                labels, end = [label], past
+            if said and values:
+                r.take(begin, end, ", ".join(labels), values)
+
+
+def _floor_of_storeys(r: Request, i: int) -> bool:
+    """Whether token i starts a floor written with its storeys and no floor word, "5/9", as
+    listings write it: right after a flat or its rooms ("квартира 5/9", "2к 5/9") in a building
+    of 3 storeys or more, or before the building's material ("5/9 цегла"); never before a unit
+    ("2/3 кімнати")."""
+    if r.low(i + 1) != "/" or r.kind(i + 2) != "num" or not r.free(i + 2):
+        return False
+    floor, storeys = r.tokens[i].number, r.tokens[i + 2].number
+    if not (floor.is_integer() and storeys.is_integer() and 1 <= floor <= storeys <= 60):
+        return False
+    after = i + 3
+    if r.kind(after) in {"area", "cur", "uo"} or r.has(after, ROOM_UNITS | AREA_UNITS | METRES):
+        return False
+    material = r.kind(after) == "word" and any(
+        vocabulary.canonical("building_type", key) for key in r.keys[after]
+    )
+    flat = r.has(i - 1, PROPERTY_WORDS) or r.has(i - 1, ROOMS_WORDS) or r.has(i - 1, ROOM_UNITS)
+    # "1/2" after a flat is as often a half ("квартира 1/2 ціни") as a floor of two storeys
+    return material or (flat and storeys >= 3)
+
+
+def _one_floor(op: str | None, number: int) -> tuple[str, dict[str, int]]:
+    """The label and filter of one floor number after `op` ('min', 'max' or none)."""
+    if op == "min":
+        return f"від {number} поверху", {"min_floor": number}
+    if op == "max":
+        return f"до {number} поверху", {"max_floor": number}
+    return f"{number} поверх", {"floor": number}
+
+
+def _floor_then_number(r: Request, i: int) -> bool:
+    """A floor word, one floor (not "поверхів"), and then its number: "поверх 3", "floor 5"."""
+    if r.kind(i) != "word" or not r.has(i, FLOOR_WORDS) or plural_only(r.low(i)):
+        return False
+    if r.low(i).isascii() and r.low(i).endswith("s"):
+        return False  # "floors 3": how many
+    return r.kind(i + 1) == "num" and r.tokens[i + 1].number == int(r.tokens[i + 1].number)

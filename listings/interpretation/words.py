@@ -1,0 +1,110 @@
+"""The request parser's word tables (words.json), read once: every word in its normal form.
+
+Sets hold the words of one meaning; maps give each word its value ("двокімнатна": 2).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .morphology import normal
+
+_DATA: dict[str, Any] = json.loads(Path(__file__).with_name("words.json").read_text("utf-8"))
+
+
+def _set(name: str) -> frozenset[str]:
+    return frozenset(normal(word) for word in _DATA[name])
+
+
+def _map(name: str) -> dict[str, Any]:
+    return {normal(word): value for word, value in _DATA[name].items()}
+
+
+ROOMS_WORDS, NUMBER_WORDS, ORDINALS = (
+    _map("rooms_words"),
+    _map("number_words"),
+    _map("ordinals"),
+)
+CARDINALS, HUNDREDS = _map("cardinals"), _set("hundreds")
+DEAL_WORDS, PROPERTY_WORDS = _map("deal_words"), _map("property_words")
+RENOVATION_WORDS = _map("renovation_words")
+STUDIO, ROOM_UNITS, LAST = _set("studio_words"), _set("room_units"), _set("last_words")
+# Rooms words that name a flat too ("однушка", "квартира-студія").
+FLAT_WORDS = _set("flat_words")
+FLOOR_WORDS, SUFFIXES = _set("floor_words"), _set("ordinal_suffixes")
+MIN_WORDS, MAX_WORDS, NEGATIONS = (
+    _set("min_words"),
+    _set("max_words"),
+    _set("negations"),
+)
+# After a value and "і", "or", "и": "і вище", "or more" make it a lower bound, "or less" an upper.
+OR_MORE, OR_LESS = _set("or_more_words"), _set("or_less_words")
+BETWEEN = _set("between_words")
+FILLERS, THOUSANDS, MILLIONS = _set("filler_words"), _set("thousands"), _set("millions")
+AREA_UNITS, METRES, SQUARE = (
+    _set("area_units"),
+    _set("area_metres"),
+    _set("area_square"),
+)
+AREA_CUES, DISTANCE_AFTER = _set("area_cues"), _set("distance_after")
+SHORT_NOUNS, SHORT_PREPS = _set("short_rent_nouns"), _set("short_rent_preps")
+# "на місяць", "/міс", "per month": a price by the month is a long rent
+MONTH_NOUNS, MONTH_PREPS = _set("long_rent_nouns"), _set("long_rent_preps")
+BUILDING_NOUNS, RENOVATION_NOUNS = _set("building_nouns"), _set("renovation_nouns")
+WITHOUT, WITH, BALCONY = _set("without"), _set("with"), _set("balcony_words")
+METRO_CUES, DISTRICT_CUES, NEAR = (
+    _set("metro_cues"),
+    _set("district_cues"),
+    _set("near_words"),
+)
+PLACE_PREPS, VIEW_WORDS, STOP_WORDS = (
+    _set("place_preps"),
+    _set("view_words"),
+    _set("stop_words"),
+)
+KITCHEN, LIVING = _set("kitchen_words"), _set("living_area_words")
+# A plot's area: "10 соток" (ares, 100 m² each), "1 га"; land's total_area is in m².
+PLOT_UNITS = _map("plot_units")
+YEAR_WORDS, BUILT, PUBLISHED = (
+    _set("year_words"),
+    _set("built_words"),
+    _set("publish_words"),
+)
+# Before a building year: "з 2010" (that year on), "після 2010" (later), "до 2000" (earlier).
+YEAR_FROM, YEAR_AFTER, YEAR_BEFORE = (
+    _set("year_from"),
+    _set("year_after"),
+    _set("year_before"),
+)
+MINUTES, KILOMETRES = _set("minute_words"), _set("kilometre_words")
+WALK, TRANSPORT = _set("walk_words"), _set("transport_words")
+DASHES = frozenset({"-", "–", "—"})
+# The word between a range's ends after "від" ("від 30 до 40", "from 2 to 3").
+RANGE_TO = frozenset({"до", "to", "по"})
+# The word between a range's ends after "між" ("між 50 і 70", "between 2 and 3").
+AND_WORDS = frozenset({"і", "й", "та", "и", "and"})
+# Between two room counts either of which will do ("2 або 3 кімнати", "дво- чи трикімнатна").
+ALTERNATIVES = frozenset({"або", "чи", "і", "й", "та", "или", "и", "or", "and", "/"})
+CONJUNCTIONS = frozenset({"і", "й", "та", "и", "and", "or", "або", "чи", "или", "либо", ","})
+FLOOR_PREPS = frozenset({"на", "on", "the"})
+# Before a city, words that put the place outside it: "під Києвом", "недалеко від Львова".
+OUTSKIRTS = frozenset(
+    {"під", "под", "near", "біля", "поблизу", "около", "возле", "недалеко", "неподалік", "коло"}
+)
+FROM = frozenset({"від", "от", "from"})
+# "не на першому, а на останньому": what follows is said instead, not negated.
+CONTRASTS = frozenset({"а", "але", "but", "но"})
+# After "not ... first", the next floor is negated too: "not on the first or last floor".
+NEGATION_OR = frozenset({"or", "nor", "або", "чи", "ни", "или"})
+STOREYS_PREPS = frozenset({"з", "із", "зі", "of", "из", "в"})
+
+
+# Between "не" and what it negates: "не в панельному", "не на Оболоні", "not in Kyiv".
+NEGATED_THROUGH = frozenset(
+    {"у", "в", "во", "з", "із", "зі", "с", "со", "на", "in", "on", "at", "a", "an", "with", "for"}
+)
+
+# After a number, words that say it is no price ("до 20 хвилин", "до 5 поверху").
+NOT_PRICE_AFTER = FLOOR_WORDS | ROOM_UNITS | _set("not_price_units")
