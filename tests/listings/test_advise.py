@@ -33,11 +33,16 @@ def test_advice_names_each_index_with_the_figure_it_changes(listings_cursor):
     assert "gin_trgm_ops" in text and "ix_property_listings_price_usd" in text
     # Every piece of advice says what the database does today and what it should change.
     blocks = [block for block in text.split("\n\n") if "CREATE INDEX" in block]
-    assert len(blocks) == 4
+    assert len(blocks) == 5
     for block in blocks:
         assert "-- now: " in block and "-- expected to change: " in block
     # Today's plans come from this database: the date and price sorts read the table.
     assert text.count("Sort → Seq Scan on property_listings") == 2
+    # The numeric filters' columns have no index of their own here: one each, and today's
+    # plan of a filter keeping few listings reads the table.
+    for column in ("kitchen_area", "building_year", "metro_distance_meters", "floor"):
+        assert f"CREATE INDEX CONCURRENTLY ON property_listings ({column});" in text
+    assert "a filter on kitchen_area that keeps few listings is Seq Scan" in text
     # 3000 listings: every filter is ranked exactly already, so no partial HNSW index.
     assert "partial HNSW" not in text
     assert _indexes(listings_cursor) == before  # nothing was created
@@ -63,3 +68,16 @@ def test_the_price_expression_is_the_one_the_project_sorts_by(listings_cursor):
     assert expression.startswith("CASE WHEN") and "%s" not in expression
     listings_cursor.execute(f"SELECT count(*) FROM property_listings WHERE ({expression}) > 0")
     assert listings_cursor.fetchone()[0] > 0  # valid SQL over this table
+
+
+def test_a_numeric_column_counts_as_indexed_only_as_an_index_first_column():
+    market = (
+        "CREATE INDEX ix ON public.property_listings USING btree "
+        "(city, deal_type, property_type_id, rooms_count, total_area)"
+    )
+    assert not advise._first("total_area", market)
+    assert advise._first("city", market)
+    assert advise._first("floor", "CREATE INDEX f ON public.property_listings USING btree (floor)")
+    assert not advise._first(
+        "floor", "CREATE INDEX f ON public.property_listings USING btree (floors_count)"
+    )
