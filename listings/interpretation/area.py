@@ -85,10 +85,7 @@ def _plot(
     """A plot's area in ares or hectares ("ділянка 10 соток", "від 6 до 12 соток", "1 га") as
     the total area in m², which is a plot's for land. With another property said ("будинок з
     ділянкою 10 соток") it is not that property's area, and no filter says a plot's."""
-    if any(
-        r.has(k, PROPERTY_WORDS) and r.value(k, PROPERTY_WORDS) != "land"
-        for k in range(len(r.tokens))
-    ):
+    if r.says_property_besides("land"):
         return
     unit = str(quantity.unit)
     scale, said = PLOT_METRES[unit], PLOT_LABELS[unit]

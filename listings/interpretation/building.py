@@ -92,6 +92,8 @@ def read_year(r: Request) -> None:
         start = built if built is not None else start
         if r.has(start - 1, BUILDING_NOUNS) and r.low(start - 2) in {"у", "в", "a"}:
             start -= 2  # "у будинку після 2015 року" (a house said alone is the property's)
+        elif r.has(start - 1, BUILDING_NOUNS) and r.says_property_besides("house"):
+            start -= 1  # "квартира, будинок після 2010 року": the flat's building
         r.take(start, end, _year_label(low, high), _year_filters(low, high))
 
 

@@ -177,6 +177,13 @@ class Request:
     def has(self, i: int, table: frozenset[str] | Mapping[str, Any]) -> bool:
         return self.free(i) and any(key in table for key in self.keys[i])
 
+    def says_property_besides(self, slug: str) -> bool:
+        """Whether a property type other than `slug` is said ("квартира" beside "будинок")."""
+        return any(
+            self.has(k, PROPERTY_WORDS) and self.value(k, PROPERTY_WORDS) != slug
+            for k in range(len(self.tokens))
+        )
+
     def value(self, i: int, table: Mapping[str, Any]) -> Any:
         for key in sorted(self.keys[i], key=lambda k: (k != self.low(i), k)):
             if key in table:

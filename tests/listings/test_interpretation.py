@@ -380,6 +380,14 @@ def test_kitchen_year_and_metro_distance_leave_no_words_and_say_what_they_read(g
     ]
 
 
+def test_the_building_of_a_flat_goes_with_its_year_and_a_house_stays_the_property(gazetteer):
+    flat = read("квартира, будинок після 2010 року", gazetteer)
+    assert flat.text == "" and flat.filters["property_type"] == "apartment"
+    assert [chip.label for chip in flat.chips] == ["Квартира", "рік побудови від 2011"]
+    house = read("будинок після 2010 року", gazetteer)
+    assert house.filters == {"property_type": "house", "min_building_year": 2011}
+
+
 def test_a_plot_is_labelled_in_the_unit_said(gazetteer):
     assert [chip.label for chip in read("ділянка 10 соток", gazetteer).chips] == [
         "Земельна ділянка",
