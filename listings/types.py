@@ -128,8 +128,8 @@ def _with_rate(code: str) -> str:
 Query = Annotated[
     str,
     Field(
-        description="Search text in Ukrainian (translate first), e.g. "
-        "'простора двокімнатна квартира біля метро з балконом'."
+        description="Ukrainian search text (translate first), e.g. "
+        "'двокімнатна квартира біля метро з балконом'."
     ),
     refused(QUERY_REQUIRED),
     AfterValidator(clean_query),
@@ -147,7 +147,7 @@ Limit = Annotated[
 ]
 Offset = Annotated[
     int,
-    Field(ge=0, le=MAX_OFFSET, description="Results to skip, for paging (0 first)."),
+    Field(ge=0, le=MAX_OFFSET, description="Results to skip (paging)."),
     refused(OFFSET_RANGE.format(max_offset=MAX_OFFSET)),
 ]
 
@@ -161,7 +161,7 @@ def _bigint(listing_id: int) -> int:
 
 ListingId = Annotated[
     int,
-    Field(ge=1, description="The listing's id, as returned by a search."),
+    Field(ge=1, description="A listing's id from a search."),
     refused(LISTING_ID_INVALID),
     AfterValidator(_bigint),
 ]
@@ -203,8 +203,7 @@ StatsCurrency = Annotated[
     Field(
         description="Currency of the price figures: "
         + ", ".join(CURRENCIES[:-1])
-        + f" or {CURRENCIES[-1]} (spellings such as грн, $, € too); converted through the "
-        "exchange rates.",
+        + f" or {CURRENCIES[-1]} (грн, $, € too), through the exchange rates.",
         examples=list(CURRENCIES),
     ),
     refused(_currency_unknown),
@@ -212,16 +211,13 @@ StatsCurrency = Annotated[
 Interpret = Annotated[
     bool,
     Field(
-        description="Read constraints in the query (rooms, price, area, place...) into "
-        "filters; yours win; see `interpreted`. false: search the text as it is."
+        description="Read rooms, price, area, place... in the query into filters (yours "
+        "win; see `interpreted`); false: the text as it is."
     ),
 ]
 CollapseDuplicates = Annotated[
     bool,
-    Field(
-        description="Fold listings of one property on this page into one card "
-        "(duplicate_ids); false shows all."
-    ),
+    Field(description="One card per property on this page (duplicate_ids); false: all."),
 ]
 FiltersArg = Annotated[
     Filters | None,
