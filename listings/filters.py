@@ -12,7 +12,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from . import vocabulary
 from .errors import InvalidArgument
-from .models import BuildingType, Currency, DealType, ListingStatus, RenovationStatus
+from .models import (
+    BathroomType,
+    BuildingType,
+    Currency,
+    DealType,
+    HeatingType,
+    ListingStatus,
+    ParkingType,
+    RenovationStatus,
+    WindowView,
+)
 from .vocabulary import STATUS_ANY, STATUS_UNKNOWN, Vocabulary
 
 MAX_TEXT_FILTER = 200
@@ -99,6 +109,31 @@ class Filters(BaseModel):
         "synonym: 'euro' also matches 'euro_repair', 'Євроремонт').",
         examples=RenovationStatus.values,
     )
+    heating_type: str | None = Field(
+        None,
+        description="central, autonomous, floor (underfloor) or none (or a value present, a "
+        "synonym: 'individual' is autonomous).",
+        examples=HeatingType.values,
+    )
+    bathroom_type: str | None = Field(
+        None,
+        description="separate, combined or multiple (or a value present, a synonym).",
+        examples=BathroomType.values,
+    )
+    parking_type: str | None = Field(
+        None,
+        description="ground, underground, garage or none (or a value present, a synonym).",
+        examples=ParkingType.values,
+    )
+    has_parking: bool | None = Field(
+        None, description="true: a parking of any kind recorded; false: none."
+    )
+    window_view: str | None = Field(
+        None,
+        description="yard, street, park, water or forest (or a value present, a synonym: "
+        "'sea', 'river' are water).",
+        examples=WindowView.values,
+    )
     min_building_year: int | None = Field(
         None, ge=1000, le=2100, description="Built in this year or later."
     )
@@ -118,6 +153,10 @@ class Filters(BaseModel):
         "listing_status",
         "building_type",
         "renovation_status",
+        "heating_type",
+        "bathroom_type",
+        "parking_type",
+        "window_view",
     )
     @classmethod
     def _clean_text(cls, value: str | None) -> str | None:
@@ -170,6 +209,11 @@ class Filters(BaseModel):
                 )
         return self
 
+    def enums(self) -> dict[str, str]:
+        """The enum filters set (vocabulary.FILTERED_ENUMS), by name."""
+        values = {name: getattr(self, name) for name in vocabulary.FILTERED_ENUMS}
+        return {name: value for name, value in values.items() if value is not None}
+
     def active(self) -> dict[str, Any]:
         """The filters that were set (for echoing back to the caller)."""
         return self.model_dump(exclude_defaults=True, mode="json") | {
@@ -186,6 +230,10 @@ ENUMS_FROM_MODELS = {
     "currency": Currency.values,
     "building_type": BuildingType.values,
     "renovation_status": RenovationStatus.values,
+    "heating_type": HeatingType.values,
+    "bathroom_type": BathroomType.values,
+    "parking_type": ParkingType.values,
+    "window_view": WindowView.values,
 }
 
 

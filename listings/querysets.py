@@ -235,10 +235,12 @@ class PropertyListingQuerySet(models.QuerySet):
                 q &= Q(property_type_id__in=ids)
             else:
                 q &= Q(property_type__slug=filters.property_type)
-        for name in ("deal_type", "listing_status", "building_type", "renovation_status"):
-            value = getattr(filters, name)
-            if value is not None:
-                q &= enum_condition(name, value, vocabulary)
+        for name, value in filters.enums().items():
+            q &= enum_condition(name, value, vocabulary)
+        if filters.has_parking is not None:
+            # none recorded as such; NULL says nothing either way
+            no_parking = enum_condition("parking_type", "none", vocabulary)
+            q &= ~no_parking & Q(parking_type__isnull=False) if filters.has_parking else no_parking
         if filters.min_price is not None or filters.max_price is not None:
             q &= price_bounds(
                 filters.min_price, filters.max_price, filters.currency, rates, vocabulary

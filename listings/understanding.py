@@ -44,6 +44,7 @@ GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"min_building_year", "max_building_year"}),
     frozenset({"floor", "min_floor", "max_floor", "not_top_floor", "top_floor"}),
     frozenset({"property_type", "property_type_id"}),
+    frozenset({"parking_type", "has_parking"}),
 )
 
 PLACES_SQL = (

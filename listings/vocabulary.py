@@ -40,7 +40,16 @@ ENUM_CHOICES: dict[str, type[models.TextChoices]] = {
     "window_view": WindowView,
 }
 # The enum columns a search filter exists for.
-FILTERED_ENUMS = ("deal_type", "listing_status", "building_type", "renovation_status")
+FILTERED_ENUMS = (
+    "deal_type",
+    "listing_status",
+    "building_type",
+    "renovation_status",
+    "heating_type",
+    "bathroom_type",
+    "parking_type",
+    "window_view",
+)
 # listing_status words that are not values: lift the filter, or only listings without one.
 STATUS_ANY = "any"
 STATUS_UNKNOWN = "unknown"

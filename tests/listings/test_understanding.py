@@ -243,6 +243,37 @@ def test_kitchen_building_year_and_metro_distance_are_read_from_a_request():
         assert row.metro_distance_meters <= 1000
 
 
+def test_heating_bathroom_parking_and_view_keep_only_the_listings_they_say():
+    everything = search.fulltext_search(query=None, limit=1).total
+    for filters, column, kept in (
+        ({"heating_type": "individual"}, "heating_type", {"autonomous"}),  # a synonym
+        ({"bathroom_type": "роздільний"}, "bathroom_type", {"separate"}),  # its label
+        ({"parking_type": "underground"}, "parking_type", {"underground"}),
+        ({"window_view": "sea"}, "window_view", {"water"}),
+    ):
+        page = search.fulltext_search(query=None, filters=filters, limit=50)
+        assert 0 < page.total < everything, filters
+        assert page.filters[column] == next(iter(kept))  # shown in its documented form
+        rows = PropertyListing.objects.using("listings").filter(
+            pk__in=[c.id for c in page.listings]
+        )
+        assert {getattr(row, column) for row in rows} == kept, filters
+    with_parking = search.fulltext_search(query=None, filters={"has_parking": True}, limit=50)
+    without = search.fulltext_search(query=None, filters={"has_parking": False}, limit=50)
+    none = search.fulltext_search(query=None, filters={"parking_type": "none"}, limit=1)
+    assert without.total == none.total > 0 and with_parking.total > 0
+    ids = [card.id for card in with_parking.listings]
+    kinds = set(
+        PropertyListing.objects.using("listings")
+        .filter(pk__in=ids)
+        .values_list("parking_type", flat=True)
+    )
+    assert kinds and None not in kinds and "none" not in kinds
+    with pytest.raises(InvalidArgument) as error:
+        search.fulltext_search(query=None, filters={"heating_type": "solar"})
+    assert "heating_type" in error.value.message and "autonomous" in error.value.message
+
+
 def test_a_kitchen_or_building_year_range_upside_down_is_refused():
     for low, high in (
         ("min_kitchen_area", "max_kitchen_area"),
