@@ -5,8 +5,8 @@ compared by its lemmas (pymorphy3; request.py holds what the rules share), and o
 family takes the tokens it understands, in an order that settles the ambiguous ones (RULES:
 a year before a price, "до 1955 року"; a distance before an area, "500 метрів до метро"; an
 area or a floor before rooms, "на 2 поверсі"). The families live in their modules (area,
-price, deal, floors, rooms, building, metro; the word tables in words.py); the property
-type and the places, read last, here. What no rule took is the text.
+price, deal, floors, rooms, building, metro, amenities; the word tables in words.py); the
+property type and the places, read last, here. What no rule took is the text.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
+from .amenities import read_bathroom, read_heating, read_parking, read_view
 from .area import read_area
 from .building import read_balcony, read_building, read_renovation, read_year
 from .deal import deal_by_price, likely_currency, read_deal
@@ -150,6 +151,10 @@ RULES = (
     read_metro,
     read_year,
     read_metro_distance,
+    read_heating,
+    read_bathroom,
+    read_parking,
+    read_view,
     read_area,
     read_price,
     read_floor,

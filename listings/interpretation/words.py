@@ -108,3 +108,12 @@ NEGATED_THROUGH = frozenset(
 
 # After a number, words that say it is no price ("до 20 хвилин", "до 5 поверху").
 NOT_PRICE_AFTER = FLOOR_WORDS | ROOM_UNITS | _set("not_price_units")
+# What the flat has (amenities.py): heating, bathroom, parking, the view from its windows.
+HEATING_WORDS, HEATING_NOUNS = _map("heating_words"), _set("heating_nouns")
+HEATING_ALONE = _map("heating_alone")  # "автономка"
+WARM, FLOOR_SURFACE = _set("warm_words"), _set("floor_surface_nouns")  # "тепла підлога"
+BATHROOM_WORDS, BATHROOM_NOUNS = _map("bathroom_words"), _set("bathroom_nouns")
+PARKING_WORDS, PARKING_NOUNS = _map("parking_words"), _set("parking_nouns")
+GARAGE_NOUNS = _set("garage_nouns")
+VIEW_TARGETS, WINDOW_WORDS = _map("view_targets"), _set("window_words")
+VIEW_PREPS = _set("view_preps")
