@@ -162,6 +162,10 @@ class PropertyListingAdmin(ReadOnlyAdmin):
         _vocabulary_filter("building_type"),
         _vocabulary_filter("renovation_status"),
         RoomsFilter,
+        _vocabulary_filter("heating_type"),
+        _vocabulary_filter("bathroom_type"),
+        _vocabulary_filter("parking_type"),
+        _vocabulary_filter("window_view"),
     )
     list_select_related = ("property_type",)
     list_per_page = 50

@@ -106,6 +106,10 @@ def test_changelist_price_cell_is_formatted(staff):
         ({"renovation_status__exact": "euro"}, {"renovation_status": "euro"}),
         ({"rooms_count": "2"}, {"rooms_count": 2}),
         ({"rooms_count": "5+"}, {"rooms_count__gte": 5}),
+        ({"heating_type": "autonomous"}, {"heating_type": "autonomous"}),
+        ({"bathroom_type": "separate"}, {"bathroom_type": "separate"}),
+        ({"parking_type": "underground"}, {"parking_type": "underground"}),
+        ({"window_view": "water"}, {"window_view": "water"}),
     ],
 )
 def test_each_filter_narrows_the_list(staff, params, expected):
