@@ -5,13 +5,23 @@ from __future__ import annotations
 
 from .request import Quantity, Request, number_text, range_label
 from .rooms import rooms_and_flat
-from .words import AREA_CUES, DISTANCE_AFTER, KITCHEN, LIVING, PROPERTY_WORDS, WITH
+from .words import (
+    AREA_CUES,
+    DISTANCE_AFTER,
+    KITCHEN,
+    LIVING,
+    NOT_PRICE_AFTER,
+    PROPERTY_WORDS,
+    WITH,
+)
 
 PLOT_METRES = {"sotka": 100, "hectare": 10_000}
 PLOT_LABELS = {"sotka": "сот.", "hectare": "га"}
 # A bare area ("квартира 50 м²") is taken as this share either side; a bare kitchen ("кухня
 # 12 м²") as this share under it and up: nobody turns down a bigger kitchen.
 BARE_AREA_SPREAD = 0.1
+# The kitchens a number without a unit may be ("кухня 9"), m².
+KITCHEN_M2 = (3, 60)
 
 
 def read_area(r: Request) -> None:
@@ -23,6 +33,10 @@ def read_area(r: Request) -> None:
             continue
         op, start = r.operator(i)
         quantity.unit = r.range_unit(quantity, op)
+        if quantity.unit is None and r.has(start - 1, KITCHEN) and _kitchen_sized(r, quantity):
+            op, low, high, end = r.limits(quantity, op)  # "кухня 9": square metres, unsaid
+            _kitchen(r, start - 1, end, low, high, bare=op is None and quantity.high is None)
+            continue
         if quantity.unit is None or rooms_and_flat(r, quantity):
             continue
         # the range's far end first: "від 40 до 60 метрів" is no distance "40 [метрів] до"
@@ -70,6 +84,19 @@ def _kitchen(
     values = {"min_kitchen_area": low, "max_kitchen_area": high}
     label = "кухня " + range_label(low, high, "м²")
     r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
+
+
+def _kitchen_sized(r: Request, quantity: Quantity) -> bool:
+    """Whether a number said with no unit right after a kitchen is its area: a kitchen's size
+    (KITCHEN_M2), no currency or multiplier, and no other unit after it ("кухня 2 поверх")."""
+    sizes = [quantity.low] + ([quantity.high] if quantity.high is not None else [])
+    return (
+        quantity.currency is None
+        and quantity.mult is None
+        and all(KITCHEN_M2[0] <= size <= KITCHEN_M2[1] for size in sizes)
+        and not r.has(quantity.end, NOT_PRICE_AFTER)
+        and r.low(quantity.end) != "/"
+    )
 
 
 def _plot(

@@ -37,6 +37,8 @@ def read_metro_distance(r: Request) -> None:
         op, start = r.operator(i)
         if op not in {None, "max"}:
             continue
+        if op is None and r.has(start - 1, WALK):
+            start -= 1  # "пішки 5 хвилин до метро"
         metres, end, minutes = _distance(r, i)
         if metres is None or r.has(end, TRANSPORT):
             continue

@@ -218,6 +218,11 @@ CASES = [
     ("кухня від 10 до 15 м²", {"min_kitchen_area": 10, "max_kitchen_area": 15}),
     ("квартира 60 м2 з кухнею 12 м2", {"min_area": 54, "max_area": 66, "min_kitchen_area": 10.8}),
     ("kitchen at least 10 m2", {"min_kitchen_area": 10, "min_area": None}),
+    # a number right after a kitchen is its m², unsaid
+    ("квартира 45 м2 кухня 9", {"min_area": 40.5, "max_area": 49.5, "min_kitchen_area": 8.1}),
+    ("кухня від 8 до 10", {"min_kitchen_area": 8, "max_kitchen_area": 10}),
+    ("кухня 10 квадратів", {"min_kitchen_area": 9}),
+    ("квартира 50 квадратів", {"min_area": 45, "max_area": 55}),
     # a plot in ares or hectares is land's total area in m²
     ("ділянка 10 соток", {"min_area": 900, "max_area": 1100, "property_type": "land"}),
     ("земельна ділянка від 6 до 12 соток", {"min_area": 600, "max_area": 1200}),
@@ -257,6 +262,7 @@ CASES = [
     ("до метро не більше 1 км", {"max_metro_distance": 1000}),
     ("у 5 хвилинах пішки від метро", {"max_metro_distance": 400}),
     ("10 min walk to the metro", {"max_metro_distance": 800}),
+    ("до метро пішки 10 хвилин", {"max_metro_distance": 800}),
     (
         "біля метро Арсенальна 300 метрів",
         {"metro_station": "Арсенальна", "max_metro_distance": 300},
@@ -322,6 +328,11 @@ NOT_READ = [
     ("квартира 9/5", {"property_type": "apartment"}, ["floor"]),
     # living area: no filter, and no total area either
     ("житлова площа 40 м2", {}, ["min_area", "max_area", "min_kitchen_area"]),
+    # after a kitchen, a floor, minutes, a year or more than a kitchen's size are no kitchen
+    ("кухня 2 поверх", {"floor": 2}, ["min_kitchen_area"]),
+    ("кухня 9 хвилин", {}, ["min_kitchen_area", "max_metro_distance"]),
+    ("кухня 1990 року", {"min_building_year": 1990}, ["min_kitchen_area"]),
+    ("кухня 100", {}, ["min_kitchen_area"]),
     # a year the listing was published, a price, a ride: no building year, no distance
     ("оголошення з 2024 року", {}, ["min_building_year", "max_building_year"]),
     ("оренда квартири на 2026 рік", {}, ["min_building_year", "max_building_year"]),
