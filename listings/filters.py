@@ -145,18 +145,7 @@ class Filters(BaseModel):
     )
 
     @field_validator(
-        "city",
-        "district",
-        "metro_station",
-        "property_type",
-        "deal_type",
-        "listing_status",
-        "building_type",
-        "renovation_status",
-        "heating_type",
-        "bathroom_type",
-        "parking_type",
-        "window_view",
+        "city", "district", "metro_station", "property_type", *vocabulary.FILTERED_ENUMS
     )
     @classmethod
     def _clean_text(cls, value: str | None) -> str | None:
@@ -223,17 +212,12 @@ class Filters(BaseModel):
 
 FILTER_NAMES: tuple[str, ...] = tuple(Filters.model_fields)
 
-# The documented enums (kept in sync with the model choices by a test).
+# The documented values of the enum filters (the models' TextChoices), the listing status's
+# two words and the currencies.
 ENUMS_FROM_MODELS = {
-    "deal_type": DealType.values,
+    **{name: vocabulary.ENUM_CHOICES[name].values for name in vocabulary.FILTERED_ENUMS},
     "listing_status": [*ListingStatus.values, STATUS_ANY, STATUS_UNKNOWN],
     "currency": Currency.values,
-    "building_type": BuildingType.values,
-    "renovation_status": RenovationStatus.values,
-    "heating_type": HeatingType.values,
-    "bathroom_type": BathroomType.values,
-    "parking_type": ParkingType.values,
-    "window_view": WindowView.values,
 }
 
 

@@ -46,11 +46,6 @@ VIEW_LABELS = {
 SAID_BEFORE_A_VIEW = frozenset({"a", "панорамним", "панорамний", "панорамным", "panoramic"})
 
 
-def _with(r: Request, i: int) -> int:
-    """Where what is said at i starts: at the "з", "with" before it, if any."""
-    return i - 1 if r.has(i - 1, WITH) else i
-
-
 def _take(r: Request, said: int, start: int, end: int, label: str, values: dict[str, Any]) -> None:
     """Take tokens start..end unless the word at `said` is negated ("не з роздільним")."""
     if not dropped_if_negated(r, said, end):
@@ -73,7 +68,7 @@ def read_heating(r: Request) -> None:
             end += 1 if r.has(end, HEATING_NOUNS) else 0  # "heated floors heating"
         if value is not None:
             label = HEATING_LABELS.get(value, "тепла підлога")
-            _take(r, i, _with(r, i), end, label, {"heating_type": value})
+            _take(r, i, r.with_start(i), end, label, {"heating_type": value})
 
 
 def read_bathroom(r: Request) -> None:
@@ -87,7 +82,9 @@ def read_bathroom(r: Request) -> None:
             value = "multiple"
         else:
             continue
-        _take(r, i - 1, _with(r, i - 1), i + 1, BATHROOM_LABELS[value], {"bathroom_type": value})
+        _take(
+            r, i - 1, r.with_start(i - 1), i + 1, BATHROOM_LABELS[value], {"bathroom_type": value}
+        )
 
 
 def read_parking(r: Request) -> None:
@@ -99,14 +96,14 @@ def read_parking(r: Request) -> None:
             continue
         if r.has(i, PARKING_NOUNS) and r.has(i - 1, PARKING_WORDS):
             value = str(r.value(i - 1, PARKING_WORDS))
-            start, values = _with(r, i - 1), {"parking_type": value}
+            start, values = r.with_start(i - 1), {"parking_type": value}
             if _a_place_in(r, start) and "garage" in r.property_types:
                 start, values = start - 2, {**values, "property_type": "garage"}
             _take(r, i - 1, start, i + 1, PARKING_LABELS[value], values)
         elif r.has(i, PARKING_NOUNS) and r.has(i - 1, WITHOUT):
             r.take(i - 1, i + 1, "без паркінгу", {"has_parking": False})
         elif r.has(i, PARKING_NOUNS):
-            _take(r, i, _with(r, i), i + 1, "з паркінгом", {"has_parking": True})
+            _take(r, i, r.with_start(i), i + 1, "з паркінгом", {"has_parking": True})
         elif r.has(i, GARAGE_NOUNS) and r.has(i - 1, WITH) and r.says_property_besides("garage"):
             _take(r, i, i - 1, i + 1, "гараж (паркінг)", {"parking_type": "garage"})
 
@@ -132,4 +129,4 @@ def read_view(r: Request) -> None:
             continue
         while r.free(start - 1) and r.low(start - 1) in SAID_BEFORE_A_VIEW:
             start -= 1  # "з панорамним видом", "with a park view"
-        _take(r, i, _with(r, start), end, VIEW_LABELS[target], {"window_view": target})
+        _take(r, i, r.with_start(start), end, VIEW_LABELS[target], {"window_view": target})

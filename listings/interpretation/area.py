@@ -5,15 +5,7 @@ from __future__ import annotations
 
 from .request import Quantity, Request, number_text, range_label
 from .rooms import rooms_and_flat
-from .words import (
-    AREA_CUES,
-    DISTANCE_AFTER,
-    KITCHEN,
-    LIVING,
-    NOT_PRICE_AFTER,
-    PROPERTY_WORDS,
-    WITH,
-)
+from .words import AREA_CUES, DISTANCE_AFTER, KITCHEN, LIVING, NOT_PRICE_AFTER, PROPERTY_WORDS
 
 PLOT_METRES = {"sotka": 100, "hectare": 10_000}
 PLOT_LABELS = {"sotka": "сот.", "hectare": "га"}
@@ -80,7 +72,7 @@ def _kitchen(
     (`high`) from BARE_AREA_SPREAD under it up ("з кухнею 12 м²")."""
     if bare:
         low, high = round(float(high or 0) * (1 - BARE_AREA_SPREAD), 2), None
-    start = at - 1 if r.has(at - 1, WITH) else at
+    start = r.with_start(at)
     values = {"min_kitchen_area": low, "max_kitchen_area": high}
     label = "кухня " + range_label(low, high, "м²")
     r.take(start, end, label, {k: v for k, v in values.items() if v is not None})

@@ -19,7 +19,6 @@ from .words import (
     RANGE_TO,
     RENOVATION_NOUNS,
     RENOVATION_WORDS,
-    WITH,
     WITHOUT,
     YEAR_AFTER,
     YEAR_BEFORE,
@@ -126,7 +125,7 @@ def read_renovation(r: Request) -> None:
                 value = value or vocabulary.canonical("renovation_status", key)
         if value is None or dropped_if_negated(r, i, end):
             continue
-        start = i - 1 if r.has(i - 1, WITH) else i
+        start = r.with_start(i)
         label = str(RenovationStatus(value).label)
         r.take(start, end, label, {"renovation_status": value})
 
@@ -139,7 +138,7 @@ def read_balcony(r: Request) -> None:
             elif dropped_if_negated(r, i, i + 1):
                 continue  # "не з балконом": said against, not for, a balcony
             else:
-                start = i - 1 if r.has(i - 1, WITH) else i
+                start = r.with_start(i)
                 r.take(start, i + 1, "з балконом", {"has_balcony": True})
 
 

@@ -58,6 +58,7 @@ from .words import (
     SQUARE,
     STUDIO,
     THOUSANDS,
+    WITH,
     YEAR_WORDS,
 )
 
@@ -181,6 +182,10 @@ class Request:
 
     def has(self, i: int, table: frozenset[str] | Mapping[str, Any]) -> bool:
         return self.free(i) and any(key in table for key in self.keys[i])
+
+    def with_start(self, i: int) -> int:
+        """Where what is said at token i starts: at the "з", "with" before it, if any."""
+        return i - 1 if self.has(i - 1, WITH) else i
 
     def says_property_besides(self, slug: str) -> bool:
         """Whether a property type other than `slug` is said ("квартира" beside "будинок")."""
