@@ -91,6 +91,12 @@ class Filters(BaseModel):
         description="true: on the building's top floor (floor equal to floors_count); false: "
         "below it, as not_top_floor.",
     )
+    min_floors_count: int | None = Field(
+        None, ge=1, le=200, description="At least this many storeys in the building."
+    )
+    max_floors_count: int | None = Field(
+        None, ge=1, le=200, description="At most this many storeys in the building."
+    )
     max_metro_distance: int | None = Field(
         None,
         ge=0,
@@ -187,6 +193,7 @@ class Filters(BaseModel):
             ("min_area", "max_area"),
             ("min_kitchen_area", "max_kitchen_area"),
             ("min_floor", "max_floor"),
+            ("min_floors_count", "max_floors_count"),
             ("min_building_year", "max_building_year"),
         ):
             low_value, high_value = getattr(self, low), getattr(self, high)

@@ -259,6 +259,8 @@ class PropertyListingQuerySet(models.QuerySet):
             ("floor", "floor"),
             ("min_floor", "floor__gte"),
             ("max_floor", "floor__lte"),
+            ("min_floors_count", "floors_count__gte"),
+            ("max_floors_count", "floors_count__lte"),
             ("published_after", "publish_date__date__gte"),
         ):
             value = getattr(filters, name)

@@ -142,12 +142,12 @@ OptionalQuery = Annotated[
 ]
 Limit = Annotated[
     int,
-    Field(ge=1, le=settings.MAX_LIMIT, description="Results per page (1 to MAX_LIMIT)."),
+    Field(ge=1, le=settings.MAX_LIMIT, description="Results per page."),
     refused(LIMIT_RANGE.format(max_limit=settings.MAX_LIMIT)),
 ]
 Offset = Annotated[
     int,
-    Field(ge=0, le=MAX_OFFSET, description="Results to skip (paging)."),
+    Field(ge=0, le=MAX_OFFSET, description="Results to skip."),
     refused(OFFSET_RANGE.format(max_offset=MAX_OFFSET)),
 ]
 
@@ -167,7 +167,7 @@ ListingId = Annotated[
 ]
 MinSimilarity = Annotated[
     Annotated[float, Field(ge=-1.0, le=1.0), refused(MIN_SIMILARITY_RANGE)] | None,
-    Field(description="Drop results whose similarity_score (1 − cosine distance) is lower."),
+    Field(description="Drop results with a lower similarity_score (1 − cosine distance)."),
 ]
 Metric = Annotated[
     DistanceMetric,
@@ -211,8 +211,8 @@ StatsCurrency = Annotated[
 Interpret = Annotated[
     bool,
     Field(
-        description="Read rooms, price, area, place... in the query into filters (yours "
-        "win; see `interpreted`); false: the text as it is."
+        description="Read the query's rooms, price, place... into filters (yours win; see "
+        "`interpreted`); false: as written."
     ),
 ]
 CollapseDuplicates = Annotated[

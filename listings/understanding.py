@@ -43,6 +43,7 @@ GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"min_kitchen_area", "max_kitchen_area"}),
     frozenset({"min_building_year", "max_building_year"}),
     frozenset({"floor", "min_floor", "max_floor", "not_top_floor", "top_floor"}),
+    frozenset({"min_floors_count", "max_floors_count"}),
     frozenset({"property_type", "property_type_id"}),
     frozenset({"parking_type", "has_parking"}),
 )

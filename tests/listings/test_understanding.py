@@ -211,7 +211,7 @@ def test_top_floor_keeps_listings_on_the_top_floor_and_false_below_it():
     assert all(card.floor < card.floors_count for card in below.listings)
 
 
-def test_kitchen_building_year_and_metro_distance_keep_only_the_listings_they_say():
+def test_kitchen_year_metro_distance_and_storeys_keep_only_the_listings_they_say():
     everything = search.fulltext_search(query=None, limit=1).total
     for filters, column, low, high in (
         ({"min_kitchen_area": 12}, "kitchen_area", 12, None),
@@ -219,6 +219,9 @@ def test_kitchen_building_year_and_metro_distance_keep_only_the_listings_they_sa
         ({"min_building_year": 2010}, "building_year", 2010, None),
         ({"max_building_year": 1970}, "building_year", None, 1970),
         ({"max_metro_distance": 500}, "metro_distance_meters", None, 500),
+        ({"min_floors_count": 10}, "floors_count", 10, None),
+        ({"max_floors_count": 5}, "floors_count", None, 5),
+        ({"min_floors_count": 9, "max_floors_count": 9}, "floors_count", 9, 9),
     ):
         narrowed = search.fulltext_search(query=None, filters=filters, limit=50)
         assert 0 < narrowed.total < everything, filters
@@ -274,13 +277,14 @@ def test_heating_bathroom_parking_and_view_keep_only_the_listings_they_say():
     assert "heating_type" in error.value.message and "autonomous" in error.value.message
 
 
-def test_a_kitchen_or_building_year_range_upside_down_is_refused():
-    for low, high in (
-        ("min_kitchen_area", "max_kitchen_area"),
-        ("min_building_year", "max_building_year"),
+def test_a_kitchen_building_year_or_storeys_range_upside_down_is_refused():
+    for low, high, values in (
+        ("min_kitchen_area", "max_kitchen_area", (2000, 1990)),
+        ("min_building_year", "max_building_year", (2000, 1990)),
+        ("min_floors_count", "max_floors_count", (16, 9)),
     ):
         with pytest.raises(InvalidArgument) as error:
-            search.fulltext_search(query=None, filters={low: 2000, high: 1990})
+            search.fulltext_search(query=None, filters={low: values[0], high: values[1]})
         assert low in error.value.message and high in error.value.message
 
 
