@@ -55,9 +55,9 @@ commercial property; sale, long-term rent and daily rent) in Ukrainian cities.
 
 Listing text is Ukrainian: translate the user's request into Ukrainian before you put it in
 `query` (e.g. "2-room flat near the metro" → "двокімнатна квартира біля метро").
-Put hard constraints (city, deal type, price, rooms, area, floor, kitchen, building year, metro
-distance, heating, bathroom, parking, view) in `filters`, not in the query; city and district
-names are Ukrainian ("Київ", "Печерський").
+Put hard constraints (city, deal type, price, rooms, area, floor, storeys, kitchen, building
+year, metro distance, heating, bathroom, parking, view) in `filters`, not in the query; city
+and district names are Ukrainian ("Київ", "Печерський").
 Constraints said only in the query are read into filters too (`interpret`, on by default;
 yours win): the result's `interpreted` shows what was read and the text searched for.
 

@@ -79,6 +79,8 @@ NUMERIC_JUDGES = (
     "min_floor",
     "max_floor",
     "not_top_floor",
+    "min_floors_count",
+    "max_floors_count",
     "min_kitchen_area",
     "max_kitchen_area",
     "min_building_year",

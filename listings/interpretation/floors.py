@@ -1,5 +1,6 @@
 """Floors: "на 2 поверсі", "від 2 до 5 поверху", "не на першому і не на останньому",
-"поверх 3 з 9", "квартира 5/9"; storeys ("2 поверхи") are not floors."""
+"поверх 3 з 9", "квартира 5/9" (with the storeys: 9); storeys alone ("2 поверхи") are not
+floors (storeys.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from .. import vocabulary
 from .morphology import grammemes, plural_only
 from .request import Request
+from .storeys import storeys
 from .words import (
     AREA_UNITS,
     CONJUNCTIONS,
@@ -72,8 +74,9 @@ def read_floor(r: Request) -> None:
             op, start = r.operator(i)
             if r.joined(op, j) and r.kind(j + 1) == "num":
                 high, j = int(r.tokens[j + 1].number), j + 2  # "від 2 до 5 поверху"
+            of = None
             if r.low(j) == "/" and r.kind(j + 1) == "num":
-                j += 2
+                of, j = j + 1, j + 2  # "5/9 поверх": the 5th of 9
             plus = high is None and r.low(j) == "+"  # "на 3+ поверсі"
             j += 1 if plus else 0
             if r.low(j) in DASHES and r.kind(j + 1) == "word" and r.low(j + 1) in SUFFIXES:
@@ -82,15 +85,17 @@ def read_floor(r: Request) -> None:
                 j += 1
             if not r.has(j, FLOOR_WORDS) or r.low(i - 1) in STOREYS_PREPS:
                 if _floor_of_storeys(r, i):  # "квартира 5/9": the 5th floor of 9
-                    r.take(i, i + 3, *_one_floor(None, int(r.tokens[i].number)))
+                    number = int(r.tokens[i].number)
+                    r.take(i, i + 3, *_one_floor(None, number, _storeys_of(r, i + 2, number)))
                 continue
             number = int(r.tokens[i].number)
             on = r.low(start - 1) in FLOOR_PREPS
             case = grammemes(r.low(j))
-            storeys = plural_only(r.low(j)) or ("gent" in case and not case & {"nomn", "loct"})
-            if storeys and not (on or op):
-                continue  # "2 поверхи", "2 этажа": how many storeys, not which floor
-            if high is not None and plural_only(r.low(j)):
+            plural = plural_only(r.low(j))
+            how_many = plural or ("gent" in case and not case & {"nomn", "loct"})
+            if (how_many and not (on or op)) or (on and plural):
+                continue  # "2 поверхи", "2 этажа", "на 2 поверхи": storeys, not which floor
+            if high is not None and plural:
                 unread_until = j  # "від 2 до 3 поверхів": storeys too ("до 5 поверху": a floor)
                 continue
             op = "min" if plus else op
@@ -100,17 +105,21 @@ def read_floor(r: Request) -> None:
             said_beyond, past = r.beyond(end)
             if said_beyond is not None and high is None and op is None:
                 op, end = said_beyond, past  # "на 5 поверсі і вище", "5th floor or higher"
+            elif of is None and high is None and _storeys_after(r, end, number):
+                of, end = end + 1, end + 2  # "на 5 поверсі з 9"
+            total = None if of is None else _storeys_of(r, of, number)
             if high is not None:
                 low, high = sorted((number, high))
                 r.take(start, end, f"{low}–{high} поверх", {"min_floor": low, "max_floor": high})
             else:
-                r.take(start, end, *_one_floor(op, number))
+                r.take(start, end, *_one_floor(op, number, total))
         elif _floor_then_number(r, i):
-            number, end = int(r.tokens[i + 1].number), i + 2
+            number, end, of = int(r.tokens[i + 1].number), i + 2, None
             if r.low(end) in STOREYS_PREPS | {"/", "из", "of"} and r.kind(end + 1) == "num":
-                end += 2  # "поверх 3 з 9", "этаж 5/9": the floor of so many
+                of, end = end + 1, end + 2  # "поверх 3 з 9", "этаж 5/9": the floor of so many
             said_beyond, past = r.beyond(end)  # "floor 5 or lower"
-            r.take(i, past, *_one_floor(said_beyond, number))
+            total = None if of is None else _storeys_of(r, of, number)
+            r.take(i, past, *_one_floor(said_beyond, number, total))
         elif r.has(i, frozenset(ORDINALS) | LAST | NEGATIONS | FLOOR_PREPS):
             end, items, said = _floor_chain(r, i)
             begin = i
@@ -169,13 +178,33 @@ def _floor_of_storeys(r: Request, i: int) -> bool:
     return material or (flat and storeys >= 3)
 
 
-def _one_floor(op: str | None, number: int) -> tuple[str, dict[str, int]]:
-    """The label and filter of one floor number after `op` ('min', 'max' or none)."""
+def _one_floor(op: str | None, number: int, of: int | None = None) -> tuple[str, dict[str, int]]:
+    """The label and filter of one floor number after `op` ('min', 'max' or none), and of
+    the building's storeys when said (`of`: "5/9", "поверх 3 з 9")."""
     if op == "min":
-        return f"від {number} поверху", {"min_floor": number}
-    if op == "max":
-        return f"до {number} поверху", {"max_floor": number}
-    return f"{number} поверх", {"floor": number}
+        label, values = f"від {number} поверху", {"min_floor": number}
+    elif op == "max":
+        label, values = f"до {number} поверху", {"max_floor": number}
+    else:
+        label, values = f"{number} поверх", {"floor": number}
+    if of is None:
+        return label, values
+    storeys_label, storeys_values = storeys(of, of)
+    return f"{label}, {storeys_label}", values | storeys_values
+
+
+def _storeys_of(r: Request, k: int, floor: int) -> int | None:
+    """The storeys the number at token k says for a building with this floor: a whole number
+    from the floor (or 1) up to 200, else None."""
+    total = r.tokens[k].number
+    return int(total) if total.is_integer() and max(floor, 1) <= total <= 200 else None
+
+
+def _storeys_after(r: Request, j: int, floor: int) -> bool:
+    """Whether "з 9", "of 9" at token j says the storeys of a floor just read."""
+    if r.low(j) not in STOREYS_PREPS | {"из", "of"} or r.kind(j + 1) != "num":
+        return False
+    return _storeys_of(r, j + 1, floor) is not None and not r.has(j + 2, FLOOR_WORDS)
 
 
 def _floor_then_number(r: Request, i: int) -> bool:

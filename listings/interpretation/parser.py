@@ -5,7 +5,7 @@ compared by its lemmas (pymorphy3; request.py holds what the rules share), and o
 family takes the tokens it understands, in an order that settles the ambiguous ones (RULES:
 a year before a price, "до 1955 року"; a distance before an area, "500 метрів до метро"; an
 area or a floor before rooms, "на 2 поверсі"). The families live in their modules (area,
-price, deal, floors, rooms, building, metro, amenities; the word tables in words.py); the
+price, deal, storeys, floors, rooms, building, metro, amenities; the word tables in words.py); the
 property type and the places, read last, here. What no rule took is the text.
 """
 
@@ -25,6 +25,7 @@ from .places import Gazetteer, Place
 from .price import read_price
 from .request import Interpretation, Request, dropped_if_negated
 from .rooms import read_rooms
+from .storeys import read_storeys
 from .words import (
     DISTRICT_CUES,
     FROM,
@@ -157,6 +158,7 @@ RULES = (
     read_view,
     read_area,
     read_price,
+    read_storeys,
     read_floor,
     read_rooms,
     read_deal,

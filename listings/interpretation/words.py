@@ -34,6 +34,11 @@ STUDIO, ROOM_UNITS, LAST = _set("studio_words"), _set("room_units"), _set("last_
 # Rooms words that name a flat too ("однушка", "квартира-студія").
 FLAT_WORDS = _set("flat_words")
 FLOOR_WORDS, SUFFIXES = _set("floor_words"), _set("ordinal_suffixes")
+# The building's storeys in one word, a number's stem and a storey stem ("п'ятиповерхівка",
+# "двоповерховий", "девятиэтажке", "two-storey"), or a storey stem after a number
+# ("9-поверховий", "16-этажном", "9-storey").
+STOREYS_PREFIXES = _map("storeys_prefixes")
+STOREYS_STEMS = tuple(normal(stem) for stem in _DATA["storeys_stems"])
 MIN_WORDS, MAX_WORDS, NEGATIONS = (
     _set("min_words"),
     _set("max_words"),

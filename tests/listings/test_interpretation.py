@@ -230,7 +230,39 @@ CASES = [
     # a floor written with its storeys, as listings do
     ("квартира 5/9", {"floor": 5, "property_type": "apartment"}),
     ("однокімнатна 3/5 панель", {"floor": 3, "rooms_count": 1, "building_type": "panel"}),
-    ("5/9 цегла", {"floor": 5, "building_type": "brick"}),
+    ("5/9 цегла", {"floor": 5, "building_type": "brick", "max_floors_count": 9}),
+    ("квартира 2 кімнати, поверх 3 з 9", {"floor": 3, "min_floors_count": 9}),
+    ("квартира на 5 поверсі з 9", {"floor": 5, "min_floors_count": 9, "max_floors_count": 9}),
+    ("этаж 7/9", {"floor": 7, "min_floors_count": 9, "max_floors_count": 9}),
+    ("квартира на 5 поверсі з 4", {"floor": 5, "min_floors_count": None}),
+    # the building's storeys: one word, a number and its word, or "N поверхи" after a building
+    ("квартира в 9-поверховому будинку", {"min_floors_count": 9, "max_floors_count": 9}),
+    ("квартира в 9-ти поверховому будинку", {"min_floors_count": 9, "max_floors_count": 9}),
+    ("квартира у дев'ятиповерхівці", {"min_floors_count": 9, "max_floors_count": 9}),
+    ("п'ятиповерхівка у Львові", {"max_floors_count": 5, "city": "Львів"}),
+    ("двоповерховий будинок", {"min_floors_count": 2, "property_type": "house"}),
+    ("одноповерховий будинок", {"min_floors_count": 1, "max_floors_count": 1}),
+    ("квартира в девятиэтажке", {"min_floors_count": 9, "max_floors_count": 9}),
+    ("квартира в 16-этажном доме", {"min_floors_count": 16, "max_floors_count": 16}),
+    ("двухэтажный дом", {"min_floors_count": 2, "property_type": "house"}),
+    ("2-storey house", {"min_floors_count": 2, "max_floors_count": 2}),
+    ("flat in a 9-story building", {"min_floors_count": 9, "max_floors_count": 9}),
+    ("будинок на 2 поверхи", {"min_floors_count": 2, "max_floors_count": 2, "floor": None}),
+    ("будинок 1 поверх", {"min_floors_count": 1, "max_floors_count": 1, "floor": None}),
+    ("дом в 2 этажа", {"min_floors_count": 2, "max_floors_count": 2}),
+    ("house with 2 floors", {"min_floors_count": 2, "max_floors_count": 2}),
+    ("будинок 150 м2, 2 поверхи", {"min_floors_count": 2, "min_area": 135}),
+    ("будинок від 2 до 3 поверхів", {"min_floors_count": 2, "max_floors_count": 3}),
+    ("квартира в будинку до 5 поверхів", {"max_floors_count": 5, "max_floor": None}),
+    ("будинок 2 поверхи або більше", {"min_floors_count": 2, "max_floors_count": None}),
+    ("квартира на 3 поверсі 16-поверхового будинку", {"floor": 3, "min_floors_count": 16}),
+    # ... and not: a floor, a flat on two levels, a building said nowhere, a negation
+    ("квартира в будинку на 2 поверсі", {"floor": 2, "min_floors_count": None}),
+    ("квартира до 5 поверху", {"max_floor": 5, "max_floors_count": None}),
+    ("квартира на 2 поверхи", {"floor": None, "min_floors_count": None}),
+    ("2 поверхи", {"floor": None, "min_floors_count": None}),
+    ("квартира не в 9-поверховому будинку", {"min_floors_count": None}),
+    ("квартира в малоповерховому будинку", {"max_floors_count": None}),
     # what the flat has: heating, bathroom, parking, the view
     ("квартира з автономним опаленням", {"heating_type": "autonomous"}),
     ("квартира с автономным отоплением", {"heating_type": "autonomous"}),
@@ -417,6 +449,21 @@ def test_the_building_of_a_flat_goes_with_its_year_and_a_house_stays_the_propert
     assert [chip.label for chip in flat.chips] == ["Квартира", "рік побудови від 2011"]
     house = read("будинок після 2010 року", gazetteer)
     assert house.filters == {"property_type": "house", "min_building_year": 2011}
+
+
+def test_storeys_leave_no_words_and_say_what_they_read(gazetteer):
+    for text, labels in (
+        ("квартира 5/9", ["Квартира", "5 поверх, поверховість 9"]),
+        ("будинок на 2 поверхи", ["Будинок", "поверховість 2"]),
+        ("будинок від 2 до 3 поверхів", ["Будинок", "поверховість 2–3"]),
+        ("будинок 2 поверхи або більше", ["Будинок", "поверховість від 2"]),
+        ("квартира у п'ятиповерхівці", ["Квартира", "поверховість 5"]),
+    ):
+        reading = read(text, gazetteer)
+        assert reading.text == "", text
+        assert [chip.label for chip in reading.chips] == labels, text
+    flat = read("квартира в будинку до 5 поверхів", gazetteer)
+    assert [chip.label for chip in flat.chips] == ["Квартира", "поверховість до 5"]
 
 
 def test_a_plot_is_labelled_in_the_unit_said(gazetteer):
