@@ -75,10 +75,11 @@ def test_one_server_killed_mid_soak_leaves_no_failed_call_and_one_audit_table(
     assert report["balancer"]["s1"]["hrsp_2xx"] > 0
     assert report["balancer"]["s2"]["hrsp_2xx"] > report["balancer"]["s1"]["hrsp_2xx"]
     # One audit table on PostgreSQL holds both processes' rows; each call the client saw
-    # answered has its row (an answer waits for it), so SIGKILL lost none of them.
+    # answered has its row (an answer waits for it), so SIGKILL lost none of them. Every
+    # call was answered but the one answer the kill may have cut.
     soak_rows = report["soak_audit_rows_by_process"]
     assert len(soak_rows) == 2 and all(soak_rows.values()), soak_rows
-    assert report["soak_audit_rows"] >= report["answered_calls"] == report["calls"]
+    assert report["soak_audit_rows"] >= report["answered_calls"] >= report["calls"] - len(cut)
     assert report["audit_rows_written_by_survivors"] < report["audit_rows"]
     assert report["server_logs_with_tracebacks"] == 0
 
