@@ -51,7 +51,16 @@ INVALID = "invalid_argument"  # the pydantic error type of a refused argument
 
 DistanceMetric = Literal["cosine", "l2", "inner_product"]
 SortOrder = Literal["relevance", "price_asc", "price_desc", "date_desc", "area_desc"]
-GroupByColumn = Literal["city", "district", "rooms_count", "deal_type", "building_type"]
+GroupByColumn = Literal[
+    "city",
+    "district",
+    "metro_station",
+    "rooms_count",
+    "deal_type",
+    "property_type",
+    "building_type",
+    "renovation_status",
+]
 Period = Literal["month", "quarter"]
 Detail = Literal["brief", "card", "full"]
 SearchMode = Literal["semantic", "text", "hybrid"]
@@ -181,7 +190,7 @@ SortBy = Annotated[
 ]
 GroupBy = Annotated[
     Annotated[GroupByColumn, refused(GROUP_BY_UNKNOWN)] | None,
-    Field(description="Group the figures by this column; omit for one overall row."),
+    Field(description="Group the figures by this column (none: one row)."),
 ]
 TrendPeriod = Annotated[
     Period, Field(description="Bucket of publish_date."), refused(PERIOD_UNKNOWN)
@@ -201,10 +210,9 @@ Bins = Annotated[
 StatsCurrency = Annotated[
     str,
     Field(
-        description="Currency of the price figures: "
+        description="Currency of the figures: "
         + ", ".join(CURRENCIES[:-1])
         + f" or {CURRENCIES[-1]} (грн, $, € too), through the exchange rates.",
-        examples=list(CURRENCIES),
     ),
     refused(_currency_unknown),
 ]
@@ -217,7 +225,7 @@ Interpret = Annotated[
 ]
 CollapseDuplicates = Annotated[
     bool,
-    Field(description="One card per property on this page (duplicate_ids); false: all."),
+    Field(description="One card per property (duplicate_ids); false: all."),
 ]
 FiltersArg = Annotated[
     Filters | None,

@@ -363,12 +363,11 @@ async def price_trends(
     filters: FiltersArg = None,
     group_by: Annotated[
         GroupBy,
-        Field(description="One series per value of this column (the 12 largest); omit for one."),
+        Field(description="One series per value (the 12 largest; none: one)."),
     ] = None,
     period: TrendPeriod = "month",
     currency: Annotated[
-        FigureCurrency,
-        Field(description="Currency of the price figures (converted through exchange rates)."),
+        FigureCurrency, Field(description="Currency of the figures, through the exchange rates.")
     ] = "USD",
 ) -> TrendResult:
     """Price trend: count, median price and median price per m² per month or quarter.

@@ -25,7 +25,9 @@ from .filtering import _resolved, live_vocabulary
 
 def _group_value(group_by: str, vocab: vocabulary.Vocabulary) -> Any:
     """The column to group by; an enum column in its documented form, so that 'daily' and
-    'rent_short' are one group (spelled as in `vocab`)."""
+    'rent_short' are one group (spelled as in `vocab`); the property type by its slug."""
+    if group_by == "property_type":
+        return F("property_type__slug")
     if group_by not in vocabulary.ENUM_CHOICES:
         return F(group_by)
     whens = []

@@ -13,7 +13,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
-from listings import search
+from listings import search, types
 from tests.fake_ollama import FakeOllama
 
 from . import builder, expect
@@ -136,7 +136,7 @@ async def test_every_tool_with_a_range_of_filters(foreign, recorder, name):
             await mcp.ok(
                 "search_similar_listings", {"query": QUERY, "distance_metric": metric, "limit": 5}
             )
-        for group_by in ("city", "district", "rooms_count", "deal_type", "building_type"):
+        for group_by in types.GROUP_BY:
             for currency in ("USD", "EUR", "UAH"):
                 await mcp.ok("listing_stats", {"group_by": group_by, "currency": currency})
         schema = await mcp.ok("describe_schema", {})
@@ -308,7 +308,7 @@ async def test_market_tools_on_every_hand_made_row_and_a_range_of_filters(foreig
                 answered += not result.is_error
         assert answered >= len(hostile), f"market tools answered {answered} calls"
         for filters in FILTER_CASES:
-            for group_by in (None, "city", "deal_type", "rooms_count"):
+            for group_by in (None, "city", "deal_type", "rooms_count", "property_type"):
                 trend = await mcp.ok(
                     "price_trends", {"filters": filters, "group_by": group_by, "period": "quarter"}
                 )

@@ -98,7 +98,8 @@ def test_search_listings_filters_and_sorting_from_the_shell():
         (["similar_listings", "999999999"], "not_found: Listing 999999999 does not exist."),
         (
             ["listing_stats", "--group-by", "colour"],
-            "invalid_argument: 'group_by' must be one of: city, district, rooms_count, deal_type, building_type.",
+            "invalid_argument: 'group_by' must be one of: city, district, metro_station, rooms_count, "
+            "deal_type, property_type, building_type, renovation_status.",
         ),
     ],
 )

@@ -395,6 +395,23 @@ def test_stats_overall_and_grouped_in_uah():
     assert row.median_price == pytest.approx(usd.median_price * 41.5, rel=1e-6)
 
 
+@pytest.mark.parametrize(
+    ("group_by", "column"),
+    [
+        ("property_type", "property_type__slug"),
+        ("renovation_status", "renovation_status"),
+        ("metro_station", "metro_station"),
+    ],
+)
+def test_stats_grouped_by_the_type_the_renovation_or_the_station(group_by, column):
+    listings = PropertyListing.objects.filter(deal_type="sale", listing_status="active")
+    grouped = search.listing_stats(filters={"deal_type": "sale"}, group_by=group_by)
+    counts = {g.group: g.count for g in grouped.groups}
+    assert len(counts) > 2 and sum(counts.values()) == grouped.total == listings.count()
+    for value, count in counts.items():
+        assert listings.filter(**{column: value}).count() == count, value
+
+
 def test_stats_warn_when_sale_and_rent_are_mixed():
     assert search.listing_stats().warnings == [search.MIXED_DEALS_WARNING]
 
