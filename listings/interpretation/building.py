@@ -15,6 +15,7 @@ from .words import (
     BUILT,
     DASHES,
     NEGATIONS,
+    NUMBER_WORDS,
     PUBLISHED,
     RANGE_TO,
     RENOVATION_NOUNS,
@@ -88,6 +89,9 @@ def read_year(r: Request) -> None:
             continue
         if built is None and r.low(start - 1) in {"на", "за", "for"}:
             continue  # "оренда на 2026 рік", "ціни за 2024 рік": a year of the deal, the data
+        before = start - 2 if r.low(start - 1) in {"у", "в", "in", "of"} else start - 1
+        if built is None and r.has(before, RENOVATION_NOUNS | frozenset(RENOVATION_WORDS)):
+            continue  # "з ремонтом 2020 року", "euro renovation in 2021": the renovation's
         start = built if built is not None else start
         if r.has(start - 1, BUILDING_NOUNS) and r.low(start - 2) in {"у", "в", "a"}:
             start -= 2  # "у будинку після 2015 року" (a house said alone is the property's)
@@ -137,8 +141,11 @@ def read_balcony(r: Request) -> None:
                 r.take(i - 1, i + 1, "без балкона", {"has_balcony": False})
             elif dropped_if_negated(r, i, i + 1):
                 continue  # "не з балконом": said against, not for, a balcony
+            elif r.kind(i - 1) == "num" and r.tokens[i - 1].number == 0:
+                r.take(i - 1, i + 1, "без балкона", {"has_balcony": False})  # "0 балконів"
             else:
-                start = r.with_start(i)
+                counted = r.kind(i - 1) == "num" or r.has(i - 1, NUMBER_WORDS)
+                start = r.with_start(i - 1 if counted else i)  # "з 2 балконами": one at least
                 r.take(start, i + 1, "з балконом", {"has_balcony": True})
 
 

@@ -159,9 +159,9 @@ def read_floor(r: Request) -> None:
 
 def _floor_of_storeys(r: Request, i: int) -> bool:
     """Whether token i starts a floor written with its storeys and no floor word, "5/9", as
-    listings write it: right after a flat or its rooms ("квартира 5/9", "2к 5/9") in a building
-    of 3 storeys or more, or before the building's material ("5/9 цегла"); never before a unit
-    ("2/3 кімнати")."""
+    listings write it: right after a flat, its rooms or its area ("квартира 5/9", "2к 5/9", "35
+    м2 5/5") in a building of 3 storeys or more, or before the building's material ("5/9
+    цегла"); never before a unit ("2/3 кімнати")."""
     if r.low(i + 1) != "/" or r.kind(i + 2) != "num" or not r.free(i + 2):
         return False
     floor, storeys = r.tokens[i].number, r.tokens[i + 2].number
@@ -174,8 +174,10 @@ def _floor_of_storeys(r: Request, i: int) -> bool:
         vocabulary.canonical("building_type", key) for key in r.keys[after]
     )
     flat = r.has(i - 1, PROPERTY_WORDS) or r.has(i - 1, ROOMS_WORDS) or r.has(i - 1, ROOM_UNITS)
+    # after its area, as listings write it: "3-х кімнатна 75 кв м 4/9", "1-к 35м2 5/5"
+    area = i > 0 and (r.tokens[i - 1].kind == "area" or r.low(i - 1) in AREA_UNITS)
     # "1/2" after a flat is as often a half ("квартира 1/2 ціни") as a floor of two storeys
-    return material or (flat and storeys >= 3)
+    return material or ((flat or area) and storeys >= 3)
 
 
 def _one_floor(op: str | None, number: int, of: int | None = None) -> tuple[str, dict[str, int]]:

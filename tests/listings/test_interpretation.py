@@ -235,6 +235,21 @@ CASES = [
     ("квартира на 5 поверсі з 9", {"floor": 5, "min_floors_count": 9, "max_floors_count": 9}),
     ("этаж 7/9", {"floor": 7, "min_floors_count": 9, "max_floors_count": 9}),
     ("квартира на 5 поверсі з 4", {"floor": 5, "min_floors_count": None}),
+    ("3-х кімнатна 75 кв м 4/9", {"floor": 4, "max_floors_count": 9, "rooms_count": 3}),
+    ("1-к 35м2 5/5", {"floor": 5, "min_floors_count": 5, "min_area": 31.5}),
+    # abbreviations and words for a flat as listings write them
+    ("кв-ра 2 ком", {"property_type": "apartment", "rooms_count": 2}),
+    ("квартира 2 ком. 50 м2", {"rooms_count": 2, "min_area": 45}),
+    ("гостинка в Києві", {"property_type": "apartment", "rooms_count": 1, "city": "Київ"}),
+    # a balcony counted is a balcony; none counted is none
+    ("квартира з 2 балконами", {"has_balcony": True}),
+    ("два балкони", {"has_balcony": True}),
+    ("квартира 0 балконів", {"has_balcony": False}),
+    # a renovation's year is not the building's
+    ("квартира з ремонтом 2020 року", {"min_building_year": None, "max_building_year": None}),
+    ("з євроремонтом 2021 року", {"renovation_status": "euro", "min_building_year": None}),
+    ("ремонт у 2020 році", {"min_building_year": None}),
+    ("квартира 2010 року з ремонтом", {"min_building_year": 2010, "max_building_year": 2010}),
     # the building's storeys: one word, a number and its word, or "N поверхи" after a building
     ("квартира в 9-поверховому будинку", {"min_floors_count": 9, "max_floors_count": 9}),
     ("квартира в 9-ти поверховому будинку", {"min_floors_count": 9, "max_floors_count": 9}),
@@ -464,6 +479,12 @@ def test_storeys_leave_no_words_and_say_what_they_read(gazetteer):
         assert [chip.label for chip in reading.chips] == labels, text
     flat = read("квартира в будинку до 5 поверхів", gazetteer)
     assert [chip.label for chip in flat.chips] == ["Квартира", "поверховість до 5"]
+
+
+def test_listing_shorthand_leaves_no_numbers_and_a_renovation_year_stays_text(gazetteer):
+    for text in ("квартира з 2 балконами", "3-х кімнатна 75 кв м 4/9", "кв-ра 2 ком", "гостинка"):
+        assert read(text, gazetteer).text == "", text
+    assert read("квартира з ремонтом 2020 року", gazetteer).text == "ремонтом 2020 року"
 
 
 def test_a_plot_is_labelled_in_the_unit_said(gazetteer):
