@@ -23,6 +23,8 @@ from .words import (
     NEGATIONS,
     ORDINALS,
     PROPERTY_WORDS,
+    RANGE_FROM,
+    RANGE_TO,
     ROOM_UNITS,
     ROOMS_WORDS,
     STOREYS_PREPS,
@@ -70,20 +72,22 @@ def read_floor(r: Request) -> None:
         if i <= unread_until:
             continue
         if r.kind(i) == "num":
-            j, high = i + 1, None
+            high = None
             op, start = r.operator(i)
+            if op is None and r.has(i - 1, RANGE_FROM) and r.low(i + 1) in RANGE_TO:
+                op, start = "min", i - 1  # "з 3 по 5 поверх"
+            j = _past_suffix(r, i + 1)  # "від 3-го до 5-го", "3rd-5th"
             if r.joined(op, j) and r.kind(j + 1) == "num":
                 high, j = int(r.tokens[j + 1].number), j + 2  # "від 2 до 5 поверху"
+            elif op is None and r.low(j) in DASHES and r.kind(j + 1) == "num":
+                high, j = int(r.tokens[j + 1].number), j + 2  # "на 3-5 поверсі"
             of = None
             if r.low(j) == "/" and r.kind(j + 1) == "num":
                 of, j = j + 1, j + 2  # "5/9 поверх": the 5th of 9
             plus = high is None and r.low(j) == "+"  # "на 3+ поверсі"
             j += 1 if plus else 0
-            if r.low(j) in DASHES and r.kind(j + 1) == "word" and r.low(j + 1) in SUFFIXES:
-                j += 2
-            elif r.kind(j) == "word" and r.low(j) in SUFFIXES:
-                j += 1
-            if not r.has(j, FLOOR_WORDS) or r.low(i - 1) in STOREYS_PREPS:
+            j = _past_suffix(r, j)
+            if not r.has(j, FLOOR_WORDS) or (high is None and r.low(i - 1) in STOREYS_PREPS):
                 if _floor_of_storeys(r, i):  # "квартира 5/9": the 5th floor of 9
                     number = int(r.tokens[i].number)
                     r.take(i, i + 3, *_one_floor(None, number, _storeys_of(r, i + 2, number)))
@@ -207,6 +211,15 @@ def _storeys_after(r: Request, j: int, floor: int) -> bool:
     if r.low(j) not in STOREYS_PREPS | {"из", "of"} or r.kind(j + 1) != "num":
         return False
     return _storeys_of(r, j + 1, floor) is not None and not r.has(j + 2, FLOOR_WORDS)
+
+
+def _past_suffix(r: Request, j: int) -> int:
+    """Past an ordinal's ending at token j ("-го", "-й", "th"), if one is there."""
+    if r.low(j) in DASHES and r.kind(j + 1) == "word" and r.low(j + 1) in SUFFIXES:
+        return j + 2
+    if r.kind(j) == "word" and r.low(j) in SUFFIXES:
+        return j + 1
+    return j
 
 
 def _floor_then_number(r: Request, i: int) -> bool:

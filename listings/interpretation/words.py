@@ -88,6 +88,8 @@ WALK, TRANSPORT = _set("walk_words"), _set("transport_words")
 DASHES = frozenset({"-", "–", "—"})
 # The word between a range's ends after "від" ("від 30 до 40", "from 2 to 3").
 RANGE_TO = frozenset({"до", "to", "по"})
+# Before a range's first end when "по" follows it ("з 3 по 5 поверх", "с 3 по 5 этаж").
+RANGE_FROM = frozenset({"з", "із", "зі", "с", "со"})
 # The word between a range's ends after "між" ("між 50 і 70", "between 2 and 3").
 AND_WORDS = frozenset({"і", "й", "та", "и", "and"})
 # Between two room counts either of which will do ("2 або 3 кімнати", "дво- чи трикімнатна").

@@ -171,6 +171,13 @@ CASES = [
     ("на першому або другому поверсі", {"min_floor": 1, "max_floor": 2}),
     ("будинок 2 поверхи або більше", {"min_floor": None, "floor": None}),
     ("от 3 до 9 этажа", {"min_floor": 3, "max_floor": 9}),
+    ("на 3-5 поверсі", {"min_floor": 3, "max_floor": 5, "floor": None}),
+    ("квартира 3-5 поверх", {"min_floor": 3, "max_floor": 5}),
+    ("з 3 по 5 поверх", {"min_floor": 3, "max_floor": 5}),
+    ("с 3 по 5 этаж", {"min_floor": 3, "max_floor": 5}),
+    ("від 3-го до 5-го поверху", {"min_floor": 3, "max_floor": 5}),
+    ("flat on 3rd-5th floor", {"min_floor": 3, "max_floor": 5, "floor": None}),
+    ("з 2 по 4 поверхи", {"min_floor": None, "max_floor": None}),
     # deal type
     ("оренда квартири", {"deal_type": "rent_long"}),
     ("зняти квартиру", {"deal_type": "rent_long"}),
