@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from .request import Quantity, Request, number_text, range_label
 from .rooms import rooms_and_flat
-from .words import AREA_CUES, DISTANCE_AFTER, KITCHEN, LIVING, NOT_PRICE_AFTER, PROPERTY_WORDS
+from .words import (
+    APPROX,
+    AREA_CUES,
+    DISTANCE_AFTER,
+    KITCHEN,
+    LIVING,
+    NOT_PRICE_AFTER,
+    PROPERTY_WORDS,
+)
 
 PLOT_METRES = {"sotka": 100, "hectare": 10_000}
 PLOT_LABELS = {"sotka": "сот.", "hectare": "га"}
@@ -53,6 +61,7 @@ def read_area(r: Request) -> None:
             _plot(r, quantity, start, end, low, high, bare=op is None and quantity.high is None)
             continue
         if op is None and quantity.high is None:
+            start -= 1 if r.has(start - 1, APPROX) else 0  # "близько 70 м2"
             # rounded: 45 * 1.1 is 49.50000000000001, which the caller would see in `filters`
             low = round(quantity.low * (1 - BARE_AREA_SPREAD), 2)
             high = round(quantity.low * (1 + BARE_AREA_SPREAD), 2)

@@ -4,7 +4,17 @@
 from __future__ import annotations
 
 from .request import Request, number_text
-from .words import DISTANCE_AFTER, KILOMETRES, METRES, METRO_CUES, MINUTES, NEAR, TRANSPORT, WALK
+from .words import (
+    APPROX,
+    DISTANCE_AFTER,
+    KILOMETRES,
+    METRES,
+    METRO_CUES,
+    MINUTES,
+    NEAR,
+    TRANSPORT,
+    WALK,
+)
 
 # A walk said in minutes, in metres: 80 a minute (4.8 km/h).
 WALK_METRES_PER_MINUTE = 80
@@ -39,6 +49,8 @@ def read_metro_distance(r: Request) -> None:
             continue
         if op is None and r.has(start - 1, WALK):
             start -= 1  # "пішки 5 хвилин до метро"
+        if op is None and r.has(start - 1, APPROX):
+            start -= 1  # "близько 10 хвилин до метро": that far, at most
         metres, end, minutes = _distance(r, i)
         if metres is None or r.has(end, TRANSPORT):
             continue

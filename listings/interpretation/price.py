@@ -5,9 +5,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from .request import Quantity, Request, range_label
+from .request import Quantity, Request, number_text, range_label
 from .rooms import rooms_k
-from .words import DEAL_WORDS, MONTH_NOUNS, NOT_PRICE_AFTER, SHORT_NOUNS
+from .words import (
+    APPROX,
+    DEAL_WORDS,
+    MONTH_NOUNS,
+    NOT_PRICE_AFTER,
+    PRICE_CUES,
+    SHORT_NOUNS,
+    YEAR_WORDS,
+)
+
+# A price said as approximate ("приблизно 60 тисяч") is taken as this share either side.
+BARE_PRICE_SPREAD = 0.1
 
 
 def read_price(r: Request) -> None:
@@ -18,19 +29,29 @@ def read_price(r: Request) -> None:
         if quantity is None or quantity.unit is not None:
             continue
         op, start = r.operator(i)
+        approx = op is None and quantity.high is None and r.has(start - 1, APPROX)
+        said = op is None and r.has(start - 1, PRICE_CUES)  # "за 45000", "ціна 55 000"
         op, low, high, end = r.limits(quantity, op)  # "від 30 до 40 тисяч доларів": unit last
         if quantity.currency is None:
             if rooms_k(quantity) and op is None:
                 continue  # "2к": rooms
-            if quantity.mult is None and not (op and _bare_price(r, quantity)):
+            cued = (approx or said) and not r.has(end, NOT_PRICE_AFTER | YEAR_WORDS)
+            if quantity.mult is None and not ((op or cued) and _bare_price(r, quantity)):
                 continue
+        currency = quantity.currency or "{currency}"
+        if approx and op is None:  # "приблизно 60 тисяч": either side of it
+            start -= 1
+            low = round(quantity.low * (1 - BARE_PRICE_SPREAD), 2)
+            high = round(quantity.low * (1 + BARE_PRICE_SPREAD), 2)
+            label = f"≈ {number_text(quantity.low)} {currency}"
+        else:
+            label = range_label(low, high, currency)
         values: dict[str, Any] = {}
         if low is not None:
             values["min_price"] = low
         if high is not None:
             values["max_price"] = high
         values["currency"] = quantity.currency
-        label = range_label(low, high, quantity.currency or "{currency}")
         r.take(start, end, label, values)
 
 

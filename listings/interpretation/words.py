@@ -48,6 +48,9 @@ MIN_WORDS, MAX_WORDS, NEGATIONS = (
 OR_MORE, OR_LESS = _set("or_more_words"), _set("or_less_words")
 BETWEEN = _set("between_words")
 FILLERS, THOUSANDS, MILLIONS = _set("filler_words"), _set("thousands"), _set("millions")
+# Before a bare number, words that make it a price ("за 45000", "ціна 55 000"), and words
+# that make a price or an area approximate ("приблизно 60 тисяч", "близько 70 м2").
+PRICE_CUES, APPROX = _set("price_cues"), _set("approx_words")
 AREA_UNITS, METRES, SQUARE = (
     _set("area_units"),
     _set("area_metres"),

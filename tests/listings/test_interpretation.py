@@ -244,6 +244,17 @@ CASES = [
     ("квартира на 5 поверсі з 4", {"floor": 5, "min_floors_count": None}),
     ("3-х кімнатна 75 кв м 4/9", {"floor": 4, "max_floors_count": 9, "rooms_count": 3}),
     ("1-к 35м2 5/5", {"floor": 5, "min_floors_count": 5, "min_area": 31.5}),
+    # a bare number after a word for a price; an approximate price or area either side
+    ("квартира за 45000", {"max_price": 45000, "min_price": None}),
+    ("квартира ціна 55 000 торг", {"max_price": 55000}),
+    ("оренда кімнати за 3000", {"max_price": 3000, "currency": "UAH"}),
+    ("квартира приблизно 60 тис", {"min_price": 54000, "max_price": 66000}),
+    ("about $60k", {"min_price": 54000, "max_price": 66000}),
+    ("~60 тис", {"min_price": 54000, "max_price": 66000}),
+    ("квартира близько 70 м2", {"min_area": 63, "max_area": 77}),
+    ("ціни за 2024 рік", {"max_price": None, "min_building_year": None}),
+    ("за 5 хвилин від метро", {"max_price": None, "max_metro_distance": 400}),
+    ("трійка або четвірка", {"min_rooms": 3, "max_rooms": 4}),
     # abbreviations and words for a flat as listings write them
     ("кв-ра 2 ком", {"property_type": "apartment", "rooms_count": 2}),
     ("квартира 2 ком. 50 м2", {"rooms_count": 2, "min_area": 45}),
@@ -488,8 +499,16 @@ def test_storeys_leave_no_words_and_say_what_they_read(gazetteer):
     assert [chip.label for chip in flat.chips] == ["Квартира", "поверховість до 5"]
 
 
-def test_listing_shorthand_leaves_no_numbers_and_a_renovation_year_stays_text(gazetteer):
-    for text in ("квартира з 2 балконами", "3-х кімнатна 75 кв м 4/9", "кв-ра 2 ком", "гостинка"):
+def test_shorthand_and_approximations_leave_no_words_and_a_renovation_year_stays(gazetteer):
+    for text in (
+        "квартира з 2 балконами",
+        "3-х кімнатна 75 кв м 4/9",
+        "кв-ра 2 ком",
+        "гостинка",
+        "квартира приблизно 60 тис",
+        "квартира близько 70 м2",
+        "близько 10 хвилин пішки до метро",
+    ):
         assert read(text, gazetteer).text == "", text
     assert read("квартира з ремонтом 2020 року", gazetteer).text == "ремонтом 2020 року"
 
