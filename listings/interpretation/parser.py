@@ -27,6 +27,8 @@ from .request import Interpretation, Request, dropped_if_negated
 from .rooms import read_rooms
 from .storeys import read_storeys
 from .words import (
+    ALTERNATIVES,
+    CONJUNCTIONS,
     DISTRICT_CUES,
     FROM,
     OUTSKIRTS,
@@ -120,7 +122,10 @@ def _places(r: Request) -> None:
                 continue
             start = i - 1 if r.has(i - 1, PLACE_PREPS) else i
             end = i + size + (1 if r.has(i + size, DISTRICT_CUES) else 0)
-            if not dropped_if_negated(r, i, end):  # "не в Києві", "але не на Сихові"
+            either = _either_place(r, end, place)
+            if either is not None:
+                end = either  # "у Києві або Львові": no filter says either; both stay text
+            elif not dropped_if_negated(r, i, end):  # "не в Києві", "але не на Сихові"
                 label = place.value + (" (район)" if place.column == "district" else "")
                 r.take(start, end, label, {place.column: place.value})
             i, taken = end, True
@@ -128,6 +133,20 @@ def _places(r: Request) -> None:
         if not taken:
             i += 1
     _consistent_places(r)
+
+
+def _either_place(r: Request, end: int, place: Place) -> int | None:
+    """The end of another value of the place's column named as an alternative right after it
+    ("у Києві або Львові", "Київ чи Львів", "in Kyiv or Lviv"), else None."""
+    j = end
+    if r.low(j) not in ALTERNATIVES | CONJUNCTIONS or not r.free(j):
+        return None
+    j += 1
+    j += 1 if r.has(j, PLACE_PREPS) else 0
+    for other, size in r.gazetteer.match(r.keys, j, [place.column]):
+        if other.value != place.value and all(r.free(k) for k in range(j, j + size)):
+            return j + size
+    return None
 
 
 def _consistent_places(r: Request) -> None:

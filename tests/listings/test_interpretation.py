@@ -211,6 +211,12 @@ CASES = [
     ("Kyiv", {"city": "Київ"}),
     ("flat in Lviv", {"city": "Львів"}),
     ("в центрі Ужгорода", {"city": "Ужгород", "district": "Центр"}),
+    # either of two places: no filter says it; "крім" is a "не"
+    ("квартира в Києві або Львові", {"city": None, "property_type": "apartment"}),
+    ("in Kyiv or Lviv", {"city": None}),
+    ("квартира на Оболоні або на Печерську", {"district": None}),
+    ("квартира в Києві, крім Троєщини", {"city": "Київ", "district": None}),
+    ("квартира в Києві крім першого поверху", {"min_floor": 2, "floor": None}),
     # building, renovation, balcony
     ("панельний будинок", {"building_type": "panel"}),
     ("у цегляному будинку", {"building_type": "brick"}),
@@ -497,6 +503,11 @@ def test_storeys_leave_no_words_and_say_what_they_read(gazetteer):
         assert [chip.label for chip in reading.chips] == labels, text
     flat = read("квартира в будинку до 5 поверхів", gazetteer)
     assert [chip.label for chip in flat.chips] == ["Квартира", "поверховість до 5"]
+
+
+def test_two_places_said_as_either_stay_in_the_searched_text(gazetteer):
+    assert read("квартира в Києві або Львові", gazetteer).text == "Києві або Львові"
+    assert read("квартира у Києві, Оболонь", gazetteer).filters["district"] == "Оболонський"
 
 
 def test_shorthand_and_approximations_leave_no_words_and_a_renovation_year_stays(gazetteer):
