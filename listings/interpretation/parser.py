@@ -143,6 +143,8 @@ def _either_place(r: Request, end: int, place: Place) -> int | None:
         return None
     j += 1
     j += 1 if r.has(j, PLACE_PREPS) else 0
+    if r.kind(j) != "word":
+        return None  # the request ends, or no word follows: "Дніпро й"
     for other, size in r.gazetteer.match(r.keys, j, [place.column]):
         if other.value != place.value and all(r.free(k) for k in range(j, j + size)):
             return j + size

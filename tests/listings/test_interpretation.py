@@ -507,6 +507,8 @@ def test_storeys_leave_no_words_and_say_what_they_read(gazetteer):
 
 def test_two_places_said_as_either_stay_in_the_searched_text(gazetteer):
     assert read("квартира в Києві або Львові", gazetteer).text == "Києві або Львові"
+    for text in ("Дніпро й", "у Львові або", "Київ, 5"):  # nothing after "або": one place
+        assert read(text, gazetteer).filters.get("city") is not None, text
     assert read("квартира у Києві, Оболонь", gazetteer).filters["district"] == "Оболонський"
 
 
