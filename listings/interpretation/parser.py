@@ -30,6 +30,7 @@ from .words import (
     ALTERNATIVES,
     CONJUNCTIONS,
     DISTRICT_CUES,
+    FRAMING,
     FROM,
     OUTSKIRTS,
     PLACE_PREPS,
@@ -190,7 +191,7 @@ RULES = (
 
 
 def _remaining(r: Request) -> str:
-    words = []
+    kept = []
     for i, token in enumerate(r.tokens):
         if r.used[i]:
             continue
@@ -199,9 +200,11 @@ def _remaining(r: Request) -> str:
         # A preposition or operator right before something understood went with it.
         if token.low in STOP_WORDS and (i + 1 < len(r.tokens) and r.used[i + 1]):
             continue
-        words.append(token.text)
-    while words and normal(words[0]) in STOP_WORDS:
-        words.pop(0)
+        kept.append(i)
+    # "Шукаю ...", "знайди мені ...", "show me ...": how the request is put, not what it seeks
+    while kept and (r.low(kept[0]) in STOP_WORDS or r.keys[kept[0]] & FRAMING):
+        kept.pop(0)
+    words = [r.tokens[i].text for i in kept]
     while words and normal(words[-1]) in STOP_WORDS | {"-"}:
         words.pop()
     return " ".join(words)

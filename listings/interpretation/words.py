@@ -67,6 +67,9 @@ METRO_CUES, DISTRICT_CUES, NEAR = (
     _set("district_cues"),
     _set("near_words"),
 )
+# Words that frame a request rather than say what is sought ("шукаю", "знайди мені", "покажи",
+# "потрібна", "looking for", "show me"): left out of the searched text where they lead it.
+FRAMING = _set("framing_words")
 PLACE_PREPS, VIEW_WORDS, STOP_WORDS = (
     _set("place_preps"),
     _set("view_words"),

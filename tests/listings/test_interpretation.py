@@ -505,6 +505,25 @@ def test_storeys_leave_no_words_and_say_what_they_read(gazetteer):
     assert [chip.label for chip in flat.chips] == ["Квартира", "поверховість до 5"]
 
 
+@pytest.mark.parametrize(
+    ("text", "searched"),
+    [
+        ("Шукаю двокімнатну квартиру у Львові до 70 тисяч", ""),
+        ("знайди мені квартиру в Києві", ""),
+        ("будь ласка, знайдіть квартиру з басейном", "басейном"),
+        ("потрібна квартира для сім'ї з дітьми", "для сім'ї з дітьми"),
+        ("чи є будинки з басейном?", "басейном"),
+        ("ищу квартиру с камином", "камином"),
+        ("show me apartments with a fireplace", "fireplace"),
+        ("I need a flat for rent in Kharkiv", ""),
+        # only where they lead: inside the request they are searched for as said
+        ("квартира з каміном, мені треба швидко", "каміном мені треба швидко"),
+    ],
+)
+def test_words_that_frame_a_request_are_not_searched_for(gazetteer, text, searched):
+    assert read(text, gazetteer).text == searched
+
+
 def test_two_places_said_as_either_stay_in_the_searched_text(gazetteer):
     assert read("квартира в Києві або Львові", gazetteer).text == "Києві або Львові"
     for text in ("Дніпро й", "у Львові або", "Київ, 5"):  # nothing after "або": one place
