@@ -33,6 +33,7 @@ PROPERTY_TYPE_UNKNOWN = "no property type '{value}'; allowed: {allowed}"
 INTERPRET_NOT_BOOL = "'interpret' must be true or false."
 SUMMARY_PREFIX = "Зрозуміли: "
 SUMMARY_NOTHING = "Зрозуміли: лише текст (фільтрів у запиті не знайдено)"
+SUMMARY_ALL_OVERRIDDEN = "Зрозуміли: лише текст (прочитане із запиту замінили ваші фільтри)"
 
 # Filters read from a query that the caller's filters override as a group: a price the caller
 # gave replaces the whole price read (bounds and currency), and so on.
@@ -271,4 +272,6 @@ def merge(explicit: Filters, read: Mapping[str, Any]) -> tuple[Filters, list[str
 
 def summary(reading: Interpretation, overridden: list[str]) -> str:
     labels = [chip.label for chip in reading.chips if not set(chip.filters) <= set(overridden)]
-    return SUMMARY_PREFIX + " · ".join(labels) if labels else SUMMARY_NOTHING
+    if labels:
+        return SUMMARY_PREFIX + " · ".join(labels)
+    return SUMMARY_ALL_OVERRIDDEN if reading.chips else SUMMARY_NOTHING

@@ -79,6 +79,16 @@ def test_the_callers_filters_win():
     assert set(page.interpreted.overridden) == {"rooms_count", "city"}
     assert all(card.rooms_count == 3 and card.city == "Київ" for card in page.listings)
     assert "2 кімнати" not in page.interpreted.summary
+    # all that was read is the caller's to say: the summary does not claim nothing was found
+    every = search.hybrid_search(
+        query="двокімнатна квартира",
+        filters={"rooms_count": 3, "property_type": "house"},
+        interpret=True,
+    )
+    assert set(every.interpreted.overridden) == {"rooms_count", "property_type"}
+    assert every.interpreted.summary == understanding.SUMMARY_ALL_OVERRIDDEN
+    plain = search.hybrid_search(query="світла і затишна", limit=1, interpret=True)
+    assert plain.interpreted.summary == understanding.SUMMARY_NOTHING
 
 
 @pytest.mark.parametrize(
