@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import math
 from collections.abc import Mapping
 from datetime import date
@@ -28,7 +29,8 @@ from .vocabulary import STATUS_ANY, STATUS_UNKNOWN, Vocabulary
 MAX_TEXT_FILTER = 200
 MAX_NUMBER = 1e12
 
-UNKNOWN_FILTER = "Unknown filter '{key}'. Allowed filters: {allowed}."
+UNKNOWN_FILTER = "Unknown filter '{key}'{meant}. Allowed filters: {allowed}."
+MEANT = " (did you mean {names}?)"
 BAD_FILTER_VALUE = "Filter '{key}': {problem}."
 FILTERS_NOT_OBJECT = "'filters' must be an object (JSON dictionary) of filter names to values."
 MIN_OVER_MAX = "Filter '{low}' ({low_value}) is greater than '{high}' ({high_value})."
@@ -228,12 +230,59 @@ ENUMS_FROM_MODELS = {
 }
 
 
+# Words agents put for a filter's name, and the filters they mean.
+FILTER_WORDS: dict[str, tuple[str, ...]] = {
+    "town": ("city",),
+    "rooms": ("rooms_count", "min_rooms", "max_rooms"),
+    "bedrooms": ("rooms_count", "min_rooms", "max_rooms"),
+    "type": ("property_type",),
+    "deal": ("deal_type",),
+    "status": ("listing_status",),
+    "metro": ("metro_station", "max_metro_distance"),
+    "price": ("min_price", "max_price"),
+    "area": ("min_area", "max_area"),
+    "storeys": ("min_floors_count", "max_floors_count"),
+    "floors": ("min_floors_count", "max_floors_count"),
+    "year": ("min_building_year", "max_building_year"),
+    "year_built": ("min_building_year", "max_building_year"),
+    "building_year": ("min_building_year", "max_building_year"),
+    "kitchen": ("min_kitchen_area", "max_kitchen_area"),
+    "balcony": ("has_balcony",),
+    "parking": ("has_parking", "parking_type"),
+    "view": ("window_view",),
+    "heating": ("heating_type",),
+    "bathroom": ("bathroom_type",),
+    "renovation": ("renovation_status",),
+}
+
+
+def meant_filters(key: str) -> list[str]:
+    """The filters an unknown name probably means: another case or separator ("Max-Price"),
+    its words in another order ("price_max", "floors_count_max"), a word for it ("rooms"), or
+    a name a letter or two away ("max_prise")."""
+    word = "_".join(key.strip().lower().replace("-", " ").split())
+    if word in FILTER_NAMES:
+        return [word]
+    if word in FILTER_WORDS:
+        return list(FILTER_WORDS[word])
+    parts = word.split("_")
+    for turned in ("_".join(parts[1:] + parts[:1]), "_".join(parts[-1:] + parts[:-1])):
+        if turned in FILTER_NAMES:
+            return [turned]
+    return difflib.get_close_matches(word, FILTER_NAMES, n=1, cutoff=0.8)
+
+
 def explain_filter_error(error: Mapping[str, Any]) -> str:
     location = [str(part) for part in error.get("loc", ()) if part != "__root__"]
     key = location[0] if location else ""
     kind = error.get("type", "")
     if kind == "extra_forbidden":
-        return UNKNOWN_FILTER.format(key=key, allowed=", ".join(FILTER_NAMES))
+        meant = " or ".join(f"'{name}'" for name in meant_filters(key))
+        return UNKNOWN_FILTER.format(
+            key=key,
+            meant=MEANT.format(names=meant) if meant else "",
+            allowed=", ".join(FILTER_NAMES),
+        )
     if not key:
         message = str(error.get("msg", "invalid filters"))
         return message.removeprefix("Value error, ").rstrip(".") + "."

@@ -18,9 +18,29 @@ def test_defaults_to_active_listings_in_usd():
 
 def test_unknown_key_names_every_allowed_filter():
     with pytest.raises(InvalidArgument) as excinfo:
-        parse_filters({"town": "Київ"})
+        parse_filters({"colour": "red"})
     message = excinfo.value.message
-    assert message.startswith("Unknown filter 'town'. Allowed filters: city, district")
+    assert message.startswith("Unknown filter 'colour'. Allowed filters: city, district")
+    assert all(name in message for name in FILTER_NAMES)
+
+
+@pytest.mark.parametrize(
+    ("key", "meant"),
+    [
+        ("price_max", "'max_price'"),
+        ("Max-Price", "'max_price'"),
+        ("floors_count_max", "'max_floors_count'"),
+        ("max_prise", "'max_price'"),
+        ("town", "'city'"),
+        ("rooms", "'rooms_count' or 'min_rooms' or 'max_rooms'"),
+        ("year_built", "'min_building_year' or 'max_building_year'"),
+    ],
+)
+def test_an_unknown_key_says_which_filter_it_probably_means(key, meant):
+    with pytest.raises(InvalidArgument) as excinfo:
+        parse_filters({key: 1})
+    message = excinfo.value.message
+    assert message.startswith(f"Unknown filter '{key}' (did you mean {meant}?). Allowed filters: ")
     assert all(name in message for name in FILTER_NAMES)
 
 

@@ -143,7 +143,9 @@ async def test_errors_are_json_with_a_stable_code(mcp_server, tool, arguments, c
     if message:
         assert error["error"] == message
     else:
-        assert error["error"].startswith("Unknown filter 'town'. Allowed filters: city,")
+        assert error["error"].startswith(
+            "Unknown filter 'town' (did you mean 'city'?). Allowed filters: city,"
+        )
 
 
 async def test_health_and_admin_are_served_by_the_same_process(mcp_server):
