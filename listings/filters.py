@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Mapping
 from datetime import date
@@ -13,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from . import vocabulary
 from .errors import InvalidArgument
+from .meant import close_names, quoted
 from .models import (
     BathroomType,
     BuildingType,
@@ -230,46 +230,22 @@ ENUMS_FROM_MODELS = {
 }
 
 
-# Words agents put for a filter's name, and the filters they mean.
+# Words agents put for a filter's name that no filter's name has as one of its words (those
+# are found by it: "price" is min_price or max_price), and the filters they mean.
 FILTER_WORDS: dict[str, tuple[str, ...]] = {
     "town": ("city",),
-    "rooms": ("rooms_count", "min_rooms", "max_rooms"),
     "bedrooms": ("rooms_count", "min_rooms", "max_rooms"),
     "type": ("property_type",),
-    "deal": ("deal_type",),
-    "status": ("listing_status",),
-    "metro": ("metro_station", "max_metro_distance"),
-    "price": ("min_price", "max_price"),
     "area": ("min_area", "max_area"),
     "storeys": ("min_floors_count", "max_floors_count"),
-    "floors": ("min_floors_count", "max_floors_count"),
-    "year": ("min_building_year", "max_building_year"),
     "year_built": ("min_building_year", "max_building_year"),
     "building_year": ("min_building_year", "max_building_year"),
-    "kitchen": ("min_kitchen_area", "max_kitchen_area"),
-    "balcony": ("has_balcony",),
-    "parking": ("has_parking", "parking_type"),
-    "view": ("window_view",),
-    "heating": ("heating_type",),
-    "bathroom": ("bathroom_type",),
-    "renovation": ("renovation_status",),
 }
 
 
 def meant_filters(key: str) -> list[str]:
-    """The filters an unknown name probably means: another case or separator ("Max-Price"),
-    its words in another order ("price_max", "floors_count_max"), a word for it ("rooms"), or
-    a name a letter or two away ("max_prise")."""
-    word = "_".join(key.strip().lower().replace("-", " ").split())
-    if word in FILTER_NAMES:
-        return [word]
-    if word in FILTER_WORDS:
-        return list(FILTER_WORDS[word])
-    parts = word.split("_")
-    for turned in ("_".join(parts[1:] + parts[:1]), "_".join(parts[-1:] + parts[:-1])):
-        if turned in FILTER_NAMES:
-            return [turned]
-    return difflib.get_close_matches(word, FILTER_NAMES, n=1, cutoff=0.8)
+    """The filters an unknown name probably means (meant.close_names)."""
+    return close_names(key, FILTER_NAMES, FILTER_WORDS)
 
 
 def explain_filter_error(error: Mapping[str, Any]) -> str:
@@ -277,10 +253,10 @@ def explain_filter_error(error: Mapping[str, Any]) -> str:
     key = location[0] if location else ""
     kind = error.get("type", "")
     if kind == "extra_forbidden":
-        meant = " or ".join(f"'{name}'" for name in meant_filters(key))
+        meant = meant_filters(key)
         return UNKNOWN_FILTER.format(
             key=key,
-            meant=MEANT.format(names=meant) if meant else "",
+            meant=MEANT.format(names=quoted(meant)) if meant else "",
             allowed=", ".join(FILTER_NAMES),
         )
     if not key:

@@ -40,6 +40,7 @@ from .errors import (
     InvalidArgument,
 )
 from .filters import FILTER_NAMES, Filters, explain_filter_error
+from .meant import close_names, quoted
 from .models import Currency
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -94,14 +95,18 @@ BAD_ARGUMENT = "Argument '{name}' is not valid: {problem}."
 FILTERS_MESSAGE = "'filters' must be an object with these keys: {allowed}."
 
 
-def refused(message: str | Callable[[], str]) -> WrapValidator:
-    """Whatever pydantic finds wrong with the value, the agent reads `message`."""
+def refused(message: str | Callable[[], str], choices: tuple[str, ...] = ()) -> WrapValidator:
+    """Whatever pydantic finds wrong with the value, the agent reads `message`; for a word
+    close to one of `choices`, which it probably meant ("price": price_asc or price_desc)."""
 
     def validate(value: Any, handler: Callable[[Any], Any]) -> Any:
         try:
             return handler(value)
         except ValidationError:
             text = message() if callable(message) else message
+            meant = close_names(value, choices) if isinstance(value, str) else []
+            if meant:
+                text = f"{text.removesuffix('.')}; did you mean {quoted(meant)}?"
             raise PydanticCustomError(INVALID, text) from None
 
     return WrapValidator(validate)
@@ -181,19 +186,19 @@ MinSimilarity = Annotated[
 Metric = Annotated[
     DistanceMetric,
     Field(description="Distance reported in `distance`; ranking is identical for all three."),
-    refused(METRIC_UNKNOWN),
+    refused(METRIC_UNKNOWN, DISTANCE_METRICS),
 ]
 SortBy = Annotated[
     SortOrder,
     Field(description="Order: relevance (default with a query), price, newest, largest."),
-    refused(SORT_UNKNOWN),
+    refused(SORT_UNKNOWN, SORT_ORDERS),
 ]
 GroupBy = Annotated[
-    Annotated[GroupByColumn, refused(GROUP_BY_UNKNOWN)] | None,
+    Annotated[GroupByColumn, refused(GROUP_BY_UNKNOWN, GROUP_BY)] | None,
     Field(description="Group the figures by this column (none: one row)."),
 ]
 TrendPeriod = Annotated[
-    Period, Field(description="Bucket of publish_date."), refused(PERIOD_UNKNOWN)
+    Period, Field(description="Bucket of publish_date."), refused(PERIOD_UNKNOWN, PERIODS)
 ]
 # A documented currency code (market tools); listing_stats also takes spellings (StatsCurrency).
 FigureCurrency = Annotated[

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from listings.errors import InvalidArgument
+from listings.meant import close_names, quoted
 
 # alias -> canonical name, at the top level of a tool's arguments.
 ARGUMENT_ALIASES = {"query_text": "query"}
@@ -21,7 +22,21 @@ FILTER_ALIASES = {"min_total_area": "min_area", "max_total_area": "max_area"}
 PAGINATION = "pagination"
 PAGINATION_KEYS = ("limit", "offset")
 
-UNKNOWN_ARGUMENT = "Unknown argument '{name}'. Allowed arguments: {allowed}."
+UNKNOWN_ARGUMENT = "Unknown argument '{name}'{meant}. Allowed arguments: {allowed}."
+# Names other APIs give these arguments, which ours do not share a word with.
+ARGUMENT_WORDS = {
+    "page_size": ("limit",),
+    "per_page": ("limit",),
+    "size": ("limit",),
+    "top_k": ("limit",),
+    "skip": ("offset",),
+    "q": ("query",),
+    "text": ("query",),
+    "search": ("query",),
+    "order_by": ("sort_by",),
+    "order": ("sort_by",),
+}
+MEANT = " (did you mean {names}?)"
 PAGINATION_NOT_OBJECT = "'pagination' must be an object with 'limit' and/or 'offset'."
 ALIAS_CONFLICT = "'{alias}' and '{name}' are the same argument with different values."
 
@@ -74,5 +89,12 @@ def canonical(arguments: Mapping[str, Any], names: Iterable[str]) -> dict[str, A
                 if name in value:
                     _put(result, f"{PAGINATION}.{name}", name, value[name])
         else:
-            raise InvalidArgument(UNKNOWN_ARGUMENT.format(name=key, allowed=", ".join(allowed)))
+            meant = close_names(key, allowed, ARGUMENT_WORDS)
+            raise InvalidArgument(
+                UNKNOWN_ARGUMENT.format(
+                    name=key,
+                    meant=MEANT.format(names=quoted(meant)) if meant else "",
+                    allowed=", ".join(allowed),
+                )
+            )
     return result

@@ -220,8 +220,8 @@ async def test_the_seeds_request_shapes_are_aliases(mcp_server, mode):
         bad = error_of(await client.call_tool("hybrid_search", {"query": QUERY, "pagination": 3}))
         schema = (await client.call_tool("describe_schema", {})).structured_content
     assert unknown == {
-        "error": "Unknown argument 'page_size'. Allowed arguments: query, filters, limit, "
-        "offset, interpret, collapse_duplicates, detail.",
+        "error": "Unknown argument 'page_size' (did you mean 'limit'?). Allowed arguments: "
+        "query, filters, limit, offset, interpret, collapse_duplicates, detail.",
         "code": "invalid_argument",
     }
     assert conflict["error"] == (

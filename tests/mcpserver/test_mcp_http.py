@@ -128,6 +128,33 @@ async def test_resources(mcp_server):
             "Filter 'deal_type': must be one of sale, rent_long, rent_short (or a synonym listed in describe_schema).",
         ),
         ("search_similar_listings", {}, "invalid_argument", "Missing required argument 'query'."),
+        # a name or value close to an allowed one says which it probably meant
+        (
+            "get_listing_by_id",
+            {"id": 5},
+            "invalid_argument",
+            "Unknown argument 'id' (did you mean 'listing_id'?). Allowed arguments: listing_id.",
+        ),
+        (
+            "search_by_metadata",
+            {"query": QUERY, "sort_by": "price"},
+            "invalid_argument",
+            "'sort_by' must be one of: relevance, price_asc, price_desc, date_desc, area_desc; "
+            "did you mean 'price_asc' or 'price_desc'?",
+        ),
+        (
+            "listing_stats",
+            {"group_by": "rooms"},
+            "invalid_argument",
+            "'group_by' must be one of: city, district, metro_station, rooms_count, deal_type, "
+            "property_type, building_type, renovation_status; did you mean 'rooms_count'?",
+        ),
+        (
+            "price_trends",
+            {"period": "week"},
+            "invalid_argument",
+            "'period' must be one of: month, quarter.",
+        ),
         (
             "get_listing_by_id",
             {"listing_id": 999999999},
