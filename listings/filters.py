@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from . import vocabulary
 from .errors import InvalidArgument
-from .meant import close_names, quoted
+from .meant import bracketed, close_names
 from .models import (
     BathroomType,
     BuildingType,
@@ -30,7 +30,6 @@ MAX_TEXT_FILTER = 200
 MAX_NUMBER = 1e12
 
 UNKNOWN_FILTER = "Unknown filter '{key}'{meant}. Allowed filters: {allowed}."
-MEANT = " (did you mean {names}?)"
 BAD_FILTER_VALUE = "Filter '{key}': {problem}."
 FILTERS_NOT_OBJECT = "'filters' must be an object (JSON dictionary) of filter names to values."
 MIN_OVER_MAX = "Filter '{low}' ({low_value}) is greater than '{high}' ({high_value})."
@@ -253,12 +252,8 @@ def explain_filter_error(error: Mapping[str, Any]) -> str:
     key = location[0] if location else ""
     kind = error.get("type", "")
     if kind == "extra_forbidden":
-        meant = meant_filters(key)
-        return UNKNOWN_FILTER.format(
-            key=key,
-            meant=MEANT.format(names=quoted(meant)) if meant else "",
-            allowed=", ".join(FILTER_NAMES),
-        )
+        meant = bracketed(meant_filters(key))
+        return UNKNOWN_FILTER.format(key=key, meant=meant, allowed=", ".join(FILTER_NAMES))
     if not key:
         message = str(error.get("msg", "invalid filters"))
         return message.removeprefix("Value error, ").rstrip(".") + "."

@@ -37,3 +37,8 @@ def close_names(
 def quoted(names: Sequence[str]) -> str:
     """'a' or 'b'."""
     return " or ".join(f"'{name}'" for name in names)
+
+
+def bracketed(names: Sequence[str]) -> str:
+    """What to put after the name: ` (did you mean 'a' or 'b'?)`, or nothing for no names."""
+    return f" (did you mean {quoted(names)}?)" if names else ""

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from listings.errors import InvalidArgument
-from listings.meant import close_names, quoted
+from listings.meant import bracketed, close_names
 
 # alias -> canonical name, at the top level of a tool's arguments.
 ARGUMENT_ALIASES = {"query_text": "query"}
@@ -36,7 +36,6 @@ ARGUMENT_WORDS = {
     "order_by": ("sort_by",),
     "order": ("sort_by",),
 }
-MEANT = " (did you mean {names}?)"
 PAGINATION_NOT_OBJECT = "'pagination' must be an object with 'limit' and/or 'offset'."
 ALIAS_CONFLICT = "'{alias}' and '{name}' are the same argument with different values."
 
@@ -89,12 +88,8 @@ def canonical(arguments: Mapping[str, Any], names: Iterable[str]) -> dict[str, A
                 if name in value:
                     _put(result, f"{PAGINATION}.{name}", name, value[name])
         else:
-            meant = close_names(key, allowed, ARGUMENT_WORDS)
+            meant = bracketed(close_names(key, allowed, ARGUMENT_WORDS))
             raise InvalidArgument(
-                UNKNOWN_ARGUMENT.format(
-                    name=key,
-                    meant=MEANT.format(names=quoted(meant)) if meant else "",
-                    allowed=", ".join(allowed),
-                )
+                UNKNOWN_ARGUMENT.format(name=key, meant=meant, allowed=", ".join(allowed))
             )
     return result

@@ -113,13 +113,15 @@ def _says_storeys(word: str, alone: int | None) -> bool:
     return alone in {2, 3, 4} and word in _PAUCAL
 
 
+def _house_at(r: Request, k: int) -> bool:
+    return r.has(k, PROPERTY_WORDS) and r.value(k, PROPERTY_WORDS) == "house"
+
+
 def _a_house(r: Request) -> bool:
     """Whether the request is about a house, and about no other property ("будинок 150 м2,
     2 поверхи")."""
-    return any(
-        r.has(k, PROPERTY_WORDS) and r.value(k, PROPERTY_WORDS) == "house"
-        for k in range(len(r.tokens))
-    ) and not r.says_property_besides("house")
+    houses = any(_house_at(r, k) for k in range(len(r.tokens)))
+    return houses and not r.says_property_besides("house")
 
 
 def _building_before(r: Request, start: int) -> bool:
@@ -130,5 +132,4 @@ def _building_before(r: Request, start: int) -> bool:
         k -= 1
     if k < 0:
         return False
-    house = r.has(k, PROPERTY_WORDS) and r.value(k, PROPERTY_WORDS) == "house"
-    return house or any(key in BUILDING_NOUNS for key in r.keys[k])
+    return _house_at(r, k) or any(key in BUILDING_NOUNS for key in r.keys[k])
