@@ -18,20 +18,26 @@ def close_names(
     """The names `given` probably means: itself in another case or with other separators
     ("Max-Price"), a word for it in `words` ("town": city), its words in another order
     ("price_max", "floors_count_max"), the names it is one word of ("sort": sort_by, "id":
-    listing_id), or one a letter or two away ("max_prise"); none when nothing is close."""
+    listing_id), or one a letter or two away, its words in either order ("max_prise",
+    "floors_max"); none when nothing is close."""
     word = "_".join(given.strip().lower().replace("-", " ").split())
     if word in names:
         return [word]
     if words and word in words:
         return [name for name in words[word] if name in names]
     parts = word.split("_")
-    for turned in ("_".join(parts[1:] + parts[:1]), "_".join(parts[-1:] + parts[:-1])):
-        if turned in names:
-            return [turned]
+    turned = ["_".join(parts[1:] + parts[:1]), "_".join(parts[-1:] + parts[:-1])]
+    for form in turned:
+        if form in names:
+            return [form]
     sharing = [name for name in names if word and word in name.split("_")]
     if 0 < len(sharing) <= MOST_SHARING_A_WORD:
         return sharing
-    return difflib.get_close_matches(word, names, n=1, cutoff=0.8)
+    for form in (word, *turned):  # "max_prise"; "floors_max": max_floor
+        close = difflib.get_close_matches(form, names, n=1, cutoff=0.8)
+        if close:
+            return close
+    return []
 
 
 def quoted(names: Sequence[str]) -> str:

@@ -31,6 +31,8 @@ def test_unknown_key_names_every_allowed_filter():
         ("Max-Price", "'max_price'"),
         ("floors_count_max", "'max_floors_count'"),
         ("max_prise", "'max_price'"),
+        ("floors_max", "'max_floor'"),
+        ("kitchen_max", "'max_kitchen_area'"),
         ("town", "'city'"),
         ("rooms", "'rooms_count' or 'min_rooms' or 'max_rooms'"),
         ("year_built", "'min_building_year' or 'max_building_year'"),
