@@ -17,6 +17,7 @@ from django.core.management import CommandError, call_command
 
 from demo import embedded as embedded_db
 from demo import schema
+from listings.management.commands._output import _cell
 
 ROOT = Path(__file__).resolve().parents[2]
 QUERY = "двокімнатна квартира біля метро з балконом"
@@ -41,6 +42,14 @@ def test_search_listings_prints_a_table_in_every_mode(mode, score):
     assert score in lines[2] and "title" in lines[2]
     assert len(lines) == 4 + 5
     assert all("Київ" in line for line in lines[4:])
+
+
+def test_listing_stats_names_the_group_of_no_value_and_prints_small_figures_as_numbers():
+    output = run("listing_stats", "--group-by", "renovation_status", "--deal-type", "sale")
+    groups = [line.split()[0] for line in output.splitlines()[3:]]
+    assert "—" in groups and "euro" in groups
+    assert _cell(44.5, 10).strip() == "44.5" and _cell(0.0315, 8).strip() == "0.0315"
+    assert _cell(1661.4, 10).strip() == "1,661"
 
 
 def test_search_listings_json_is_the_search_page():

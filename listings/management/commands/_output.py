@@ -95,7 +95,7 @@ def printable(text: str) -> str:
 def _cell(value: Any, width: int) -> str:
     text = "" if value is None else str(value)
     if isinstance(value, float):
-        text = f"{value:,.0f}" if value >= 100 else f"{value:.3f}"
+        text = f"{value:,.0f}" if abs(value) >= 100 else f"{value:.3g}"  # 0.841, 44.5
     text = printable(" ".join(text.split()))
     return text[: width - 1] + "…" if len(text) > width else text.ljust(width)
 

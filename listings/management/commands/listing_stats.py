@@ -35,7 +35,11 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(dump_json(result))
             return
-        rows = [row.model_dump() for row in result.groups]
+        # a group of listings with no value recorded: "—", as a listing with no price
+        rows = [
+            row.model_dump() | ({"group": "—"} if result.group_by and row.group is None else {})
+            for row in result.groups
+        ]
         self.stdout.write(
             f"{result.total} listings, prices in {result.currency}\n"
             + table(
