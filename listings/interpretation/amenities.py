@@ -78,7 +78,7 @@ def read_bathroom(r: Request) -> None:
             continue
         if r.has(i - 1, BATHROOM_WORDS):
             value = str(r.value(i - 1, BATHROOM_WORDS))
-        elif r.kind(i - 1) == "num" and r.tokens[i - 1].number >= 2:
+        elif (r.count(i - 1) or 0) >= 2:  # "2 санвузли", "з двома санвузлами"
             value = "multiple"
         else:
             continue

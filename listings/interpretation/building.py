@@ -15,7 +15,6 @@ from .words import (
     BUILT,
     DASHES,
     NEGATIONS,
-    NUMBER_WORDS,
     PUBLISHED,
     RANGE_TO,
     RENOVATION_NOUNS,
@@ -141,10 +140,10 @@ def read_balcony(r: Request) -> None:
                 r.take(i - 1, i + 1, "без балкона", {"has_balcony": False})
             elif dropped_if_negated(r, i, i + 1):
                 continue  # "не з балконом": said against, not for, a balcony
-            elif r.kind(i - 1) == "num" and r.tokens[i - 1].number == 0:
+            elif r.count(i - 1) == 0:
                 r.take(i - 1, i + 1, "без балкона", {"has_balcony": False})  # "0 балконів"
             else:
-                counted = r.kind(i - 1) == "num" or r.has(i - 1, NUMBER_WORDS)
+                counted = r.count(i - 1) is not None
                 start = r.with_start(i - 1 if counted else i)  # "з 2 балконами": one at least
                 r.take(start, i + 1, "з балконом", {"has_balcony": True})
 

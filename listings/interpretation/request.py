@@ -194,6 +194,12 @@ class Request:
             for k in range(len(self.tokens))
         )
 
+    def count(self, i: int) -> float | None:
+        """The number at token i, in digits or in a word ("2", "дві", "двома", "two")."""
+        if self.kind(i) == "num":
+            return self.tokens[i].number
+        return float(self.value(i, NUMBER_WORDS)) if self.has(i, NUMBER_WORDS) else None
+
     def value(self, i: int, table: Mapping[str, Any]) -> Any:
         for key in sorted(self.keys[i], key=lambda k: (k != self.low(i), k)):
             if key in table:

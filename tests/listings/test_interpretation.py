@@ -269,6 +269,7 @@ CASES = [
     ("квартира з 2 балконами", {"has_balcony": True}),
     ("два балкони", {"has_balcony": True}),
     ("квартира 0 балконів", {"has_balcony": False}),
+    ("квартира з двома санвузлами та балконом", {"bathroom_type": "multiple", "has_balcony": True}),
     # a renovation's year is not the building's
     ("квартира з ремонтом 2020 року", {"min_building_year": None, "max_building_year": None}),
     ("з євроремонтом 2021 року", {"renovation_status": "euro", "min_building_year": None}),
