@@ -60,7 +60,9 @@ def _property(r: Request) -> None:
     chosen = "apartment" if "apartment" in slugs else slugs[0]
     for i, slug in found:
         if slug == chosen:
-            r.take(i, i + 1, r.property_types[chosen], {"property_type": chosen})
+            # "земельна ділянка", "комерційне приміщення": two words for one type
+            end = i + 2 if (i + 1, chosen) in found else i + 1
+            r.take(i, end, r.property_types[chosen], {"property_type": chosen})
             return
 
 

@@ -534,6 +534,9 @@ def test_two_places_said_as_either_stay_in_the_searched_text(gazetteer):
 
 def test_shorthand_and_approximations_leave_no_words_and_a_renovation_year_stays(gazetteer):
     for text in (
+        "земельна ділянка",
+        "комерційне приміщення",
+        "land plot 1 ha",
         "квартира з 2 балконами",
         "3-х кімнатна 75 кв м 4/9",
         "кв-ра 2 ком",
