@@ -87,7 +87,11 @@ def read_floor(r: Request) -> None:
             plus = high is None and r.low(j) == "+"  # "на 3+ поверсі"
             j += 1 if plus else 0
             j = _past_suffix(r, j)
-            if not r.has(j, FLOOR_WORDS) or (high is None and r.low(i - 1) in STOREYS_PREPS):
+            upward = op is None and high is None and _from_floor(r, i, j)
+            if upward:
+                op, start = "min", i - 1  # "з 5 поверху": from the 5th up
+            storeys_of = not upward and high is None and r.low(i - 1) in STOREYS_PREPS
+            if not r.has(j, FLOOR_WORDS) or storeys_of:
                 if _floor_of_storeys(r, i):  # "квартира 5/9": the 5th floor of 9
                     number = int(r.tokens[i].number)
                     r.take(i, i + 3, *_one_floor(None, number, _storeys_of(r, i + 2, number)))
@@ -109,6 +113,8 @@ def read_floor(r: Request) -> None:
             said_beyond, past = r.beyond(end)
             if said_beyond is not None and high is None and op is None:
                 op, end = said_beyond, past  # "на 5 поверсі і вище", "5th floor or higher"
+            elif upward and said_beyond == "min":
+                end = past  # "з 5 поверху і вище": said twice
             elif of is None and high is None and _storeys_after(r, end, number):
                 of, end = end + 1, end + 2  # "на 5 поверсі з 9"
             total = None if of is None else _storeys_of(r, of, number)
@@ -211,6 +217,15 @@ def _storeys_after(r: Request, j: int, floor: int) -> bool:
     if r.low(j) not in STOREYS_PREPS | {"из", "of"} or r.kind(j + 1) != "num":
         return False
     return _storeys_of(r, j + 1, floor) is not None and not r.has(j + 2, FLOOR_WORDS)
+
+
+def _from_floor(r: Request, i: int, j: int) -> bool:
+    """Whether "з", "с" before the number at i and one floor after it (genitive: "поверху",
+    "этажа") say a floor and up: "з 5 поверху", "с 3 этажа" (not "поверх 3 з 9")."""
+    word = r.low(j)
+    if not (r.has(i - 1, RANGE_FROM) and r.has(j, FLOOR_WORDS)) or plural_only(word):
+        return False
+    return "gent" in grammemes(word)
 
 
 def _past_suffix(r: Request, j: int) -> int:

@@ -178,6 +178,10 @@ CASES = [
     ("від 3-го до 5-го поверху", {"min_floor": 3, "max_floor": 5}),
     ("flat on 3rd-5th floor", {"min_floor": 3, "max_floor": 5, "floor": None}),
     ("з 2 по 4 поверхи", {"min_floor": None, "max_floor": None}),
+    ("квартира з 5 поверху", {"min_floor": 5, "floor": None}),
+    ("с 3 этажа", {"min_floor": 3}),
+    ("квартира з 5 поверху і вище", {"min_floor": 5}),
+    ("з 2 поверхами", {"min_floor": None, "floor": None}),
     # deal type
     ("оренда квартири", {"deal_type": "rent_long"}),
     ("зняти квартиру", {"deal_type": "rent_long"}),
