@@ -12,6 +12,7 @@ property type and the places, read last, here. What no rule took is the text.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Mapping
 
 from .amenities import read_bathroom, read_heating, read_parking, read_view
@@ -56,6 +57,9 @@ def _property(r: Request) -> None:
             found.append((i, slug))
     if not found:
         return
+    for (i, slug), (k, other) in itertools.pairwise(found):
+        if other != slug and k == i + 2 and r.low(i + 1) in ALTERNATIVES:
+            return  # "квартира або будинок", "flat/house": no filter says either; both stay text
     slugs = [slug for _, slug in found]
     chosen = "apartment" if "apartment" in slugs else slugs[0]
     for i, slug in found:

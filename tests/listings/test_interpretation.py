@@ -215,7 +215,11 @@ CASES = [
     ("Kyiv", {"city": "Київ"}),
     ("flat in Lviv", {"city": "Львів"}),
     ("в центрі Ужгорода", {"city": "Ужгород", "district": "Центр"}),
-    # either of two places: no filter says it; "крім" is a "не"
+    # either of two places or two property types: no filter says it; "крім" is a "не"
+    ("квартира або будинок", {"property_type": None}),
+    ("квартира чи будинок у Львові", {"property_type": None, "city": "Львів"}),
+    ("flat or house", {"property_type": None}),
+    ("квартира, будинок після 2010 року", {"property_type": "apartment"}),
     ("квартира в Києві або Львові", {"city": None, "property_type": "apartment"}),
     ("in Kyiv or Lviv", {"city": None}),
     ("квартира на Оболоні або на Печерську", {"district": None}),
