@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .request import Quantity, Request, number_text, range_label
+from .request import Quantity, Request, either_side, number_text, range_label
 from .rooms import rooms_and_flat
 from .words import (
     APPROX,
@@ -62,9 +62,7 @@ def read_area(r: Request) -> None:
             continue
         if op is None and quantity.high is None:
             start -= 1 if r.has(start - 1, APPROX) else 0  # "близько 70 м2"
-            # rounded: 45 * 1.1 is 49.50000000000001, which the caller would see in `filters`
-            low = round(quantity.low * (1 - BARE_AREA_SPREAD), 2)
-            high = round(quantity.low * (1 + BARE_AREA_SPREAD), 2)
+            low, high = either_side(quantity.low, BARE_AREA_SPREAD)
             label = f"≈ {number_text(quantity.low)} м²"
         else:
             label = range_label(low, high, "м²")
@@ -119,8 +117,7 @@ def _plot(
     scale, said = PLOT_METRES[unit], PLOT_LABELS[unit]
     if bare:
         label = f"≈ {number_text(quantity.low)} {said}"
-        low = round(quantity.low * scale * (1 - BARE_AREA_SPREAD), 2)
-        high = round(quantity.low * scale * (1 + BARE_AREA_SPREAD), 2)
+        low, high = either_side(quantity.low * scale, BARE_AREA_SPREAD)
     else:
         label = range_label(low, high, said)
         low, high = (None if v is None else v * scale for v in (low, high))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import vocabulary
 from ..models import BuildingType, RenovationStatus
-from .request import Request, dropped_if_negated
+from .request import Request, dropped_if_negated, named_range
 from .words import (
     ALTERNATIVES,
     AND_WORDS,
@@ -96,15 +96,7 @@ def read_year(r: Request) -> None:
             start -= 2  # "у будинку після 2015 року" (a house said alone is the property's)
         elif r.has(start - 1, BUILDING_NOUNS) and r.says_property_besides("house"):
             start -= 1  # "квартира, будинок після 2010 року": the flat's building
-        r.take(start, end, _year_label(low, high), _year_filters(low, high))
-
-
-def _year_label(low: int | None, high: int | None) -> str:
-    if low == high:
-        return f"рік побудови {low}"
-    if low is not None and high is not None:
-        return f"рік побудови {low}–{high}"
-    return f"рік побудови від {low}" if low is not None else f"рік побудови до {high}"
+        r.take(start, end, named_range("рік побудови", low, high), _year_filters(low, high))
 
 
 def _year_filters(low: int | None, high: int | None) -> dict[str, int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .request import Quantity, Request, number_text, range_label
+from .request import Quantity, Request, either_side, number_text, range_label
 from .rooms import rooms_k
 from .words import (
     APPROX,
@@ -41,8 +41,7 @@ def read_price(r: Request) -> None:
         currency = quantity.currency or "{currency}"
         if approx and op is None:  # "приблизно 60 тисяч": either side of it
             start -= 1
-            low = round(quantity.low * (1 - BARE_PRICE_SPREAD), 2)
-            high = round(quantity.low * (1 + BARE_PRICE_SPREAD), 2)
+            low, high = either_side(quantity.low, BARE_PRICE_SPREAD)
             label = f"≈ {number_text(quantity.low)} {currency}"
         else:
             label = range_label(low, high, currency)

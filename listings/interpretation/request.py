@@ -353,6 +353,22 @@ def number_text(value: float) -> str:
     return text
 
 
+def either_side(value: float, share: float) -> tuple[float, float]:
+    """`value` less and plus `share` of it, rounded to cents: 45 * 1.1 is 49.50000000000001,
+    which the caller would see in `filters`."""
+    return round(value * (1 - share), 2), round(value * (1 + share), 2)
+
+
+def named_range(name: str, low: int | None, high: int | None) -> str:
+    """A range of whole numbers after its name: "рік побудови 2010", "поверховість 2–3",
+    "рік побудови від 2016", "поверховість до 5" (digits ungrouped: years)."""
+    if low is not None and low == high:
+        return f"{name} {low}"
+    if low is not None and high is not None:
+        return f"{name} {low}–{high}"
+    return f"{name} від {low}" if low is not None else f"{name} до {high}"
+
+
 def range_label(low: float | None, high: float | None, unit: str) -> str:
     if low is not None and high is not None:
         return f"{number_text(low)}–{number_text(high)} {unit}"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from .morphology import grammemes, plural_only
-from .request import Request, dropped_if_negated, number_text
+from .request import Request, dropped_if_negated, named_range
 from .words import (
     BUILDING_NOUNS,
     DASHES,
@@ -39,14 +39,7 @@ _BUILDING_TO_STOREYS = STOREYS_PREPS | FLOOR_PREPS | WITH
 def storeys(low: int | None, high: int | None) -> tuple[str, dict[str, int]]:
     """The label and filters of a building of `low` to `high` storeys (either open)."""
     values = {"min_floors_count": low, "max_floors_count": high}
-    if low is not None and low == high:
-        label = f"поверховість {number_text(low)}"
-    elif low is not None and high is not None:
-        label = f"поверховість {number_text(low)}–{number_text(high)}"
-    elif low is not None:
-        label = f"поверховість від {number_text(low)}"
-    else:
-        label = f"поверховість до {number_text(high or 0)}"
+    label = named_range("поверховість", low, high)
     return label, {name: value for name, value in values.items() if value is not None}
 
 
