@@ -4,42 +4,19 @@ clean invalid_argument/not_found error; never a 500, a traceback, SQL or a conne
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-TOOLS = [
-    "search_similar_listings",
-    "search_by_metadata",
-    "hybrid_search",
-    "find_similar_to_listing",
-    "get_listing_by_id",
-    "listing_stats",
-    "describe_schema",
-]
-FILTER_KEYS = [
-    "city",
-    "district",
-    "deal_type",
-    "min_price",
-    "max_price",
-    "currency",
-    "rooms_count",
-    "min_rooms",
-    "max_area",
-    "floor",
-    "has_balcony",
-    "building_type",
-    "listing_status",
-    "published_after",
-    "property_type",
-    "town",
-    "price",
-    "__proto__",
-    "city; DROP",
-]
+from listings.filters import FILTER_NAMES
+from mcpserver.catalog import TOOL_TITLES
+from tests.random_calls import CallMaker
+
+TOOLS = list(TOOL_TITLES)  # every tool the server lists (a test checks the list is whole)
+FILTER_KEYS = [*FILTER_NAMES, "town", "price", "__proto__", "city; DROP"]
 LEAKS = [
     "Traceback",
     'File "/',
@@ -53,6 +30,8 @@ LEAKS = [
     "statement_timeout",
 ]
 GENERATED_CALLS = 2100
+SCHEMA_CALLS = 600
+SCHEMA_SEED = 39
 
 junk_text = st.one_of(
     st.text(max_size=40),
@@ -115,6 +94,10 @@ arguments = st.fixed_dictionaries(
         "sort_by": st.one_of(st.sampled_from(["relevance", "price_asc", "cheapest"]), scalars),
         "group_by": st.one_of(st.sampled_from(["city", "rooms_count", "colour"]), scalars),
         "currency": st.one_of(st.sampled_from(["USD", "UAH", "XXX"]), scalars),
+        "period": st.one_of(st.sampled_from(["month", "week", "quarter", "decade"]), scalars),
+        "interpret": scalars,
+        "collapse_duplicates": scalars,
+        "detail": st.one_of(st.sampled_from(["brief", "card", "full", "all"]), scalars),
         "unexpected": values,
     },
 )
@@ -134,6 +117,13 @@ def http(mcp_server):
 
 
 calls = {"n": 0, "ok": 0, "errors": 0}
+
+
+def rpc(http: httpx.Client, method: str, params: dict[str, Any]) -> Any:
+    message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    response = http.post("/mcp", json=message, headers={"Content-Type": "application/json"})
+    assert response.status_code == 200, response.text[:500]
+    return response.json()
 
 
 def call(http: httpx.Client, tool: str, args: object) -> None:
@@ -182,6 +172,21 @@ def call(http: httpx.Client, tool: str, args: object) -> None:
 @pytest.mark.parametrize("tool", TOOLS)
 def test_generated_arguments_never_break_a_tool(http, tool, args):
     call(http, tool, args)
+
+
+def test_calls_made_from_the_servers_own_schema(http):
+    """Plausible arguments (present values, bounds, real ids) reach the SQL of every tool."""
+    listed = rpc(http, "tools/list", {})["result"]["tools"]
+    assert [tool["name"] for tool in listed] == TOOLS
+    schema = rpc(http, "tools/call", {"name": "describe_schema", "arguments": {}})
+    maker = CallMaker(
+        listed, schema["result"]["structuredContent"], range(1, 3001, 97), seed=SCHEMA_SEED
+    )
+    before = dict(calls)
+    for _ in range(SCHEMA_CALLS):
+        call(http, *maker.call())
+    assert calls["n"] - before["n"] == SCHEMA_CALLS
+    assert calls["ok"] - before["ok"] >= SCHEMA_CALLS // 3, calls
 
 
 def test_the_fuzzing_really_ran_and_hit_both_outcomes():
