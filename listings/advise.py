@@ -83,6 +83,28 @@ NUMERIC_EXPECTED = (
 )
 
 
+# A row longer than this is toasted (PostgreSQL's TOAST_TUPLE_THRESHOLD on 8 KB pages): a
+# vector whose own bytes (4 a dimension and an 8-byte header) pass it is kept out of line
+# unless the column's storage is MAIN or PLAIN.
+TOAST_THRESHOLD = 2032
+IN_LINE_STORAGE = ("m", "p")
+STORAGE_NAMES = {"e": "EXTERNAL", "x": "EXTENDED", "m": "MAIN", "p": "PLAIN"}
+# Measured 2026-12-05 (bench/RESULTS.md): the project's copy of 1 000 000 listings next to
+# a copy written with STORAGE MAIN, the same btrees on both, calls interleaved.
+STORAGE_EXPECTED = (
+    "listings ranked exactly (filters keeping at most EXACT_VECTOR_SEARCH_MAX_ROWS) read "
+    "each vector from the row instead of TOAST: on the project's copy of 1 000 000 listings "
+    "(768 dimensions) semantic search under max_metro_distance 120 (12 590 listings) went "
+    "from 69-71 to 25-28 ms p50, and with EXACT_VECTOR_SEARCH_MAX_ROWS=45000 min_area 300 "
+    "(32 323) from 156-163 to 68-71 ms at recall 1.0 (the graph gives it 0.6 in 72 ms). A "
+    "trade: the table grows from 1.6 to 3.9 GB (TOAST shrinks from 3.8 to 1.7), so what "
+    "reads it whole gets slower: listing_stats by city without filters went from 1.7 to "
+    "3.1 s; filtered statistics the market index serves did not change. Raising "
+    "EXACT_VECTOR_SEARCH_MAX_ROWS also sends filters a partial HNSW index serves in 7 ms "
+    "(Львів, 2 rooms) to a 72 ms exact scan"
+)
+
+
 @dataclass(frozen=True)
 class Advice:
     title: str
@@ -150,6 +172,23 @@ def _big_values(cursor: Any) -> list[tuple[str, str, float]]:
             if share >= BIG_VALUE_SHARE:
                 found.append((column, value, float(share)))
     return sorted(found, key=lambda item: -item[2])
+
+
+def _vector_storage(cursor: Any) -> tuple[str, int] | None:
+    """The embedding column's storage (pg_attribute.attstorage) and dimensions, if declared."""
+    cursor.execute(
+        "SELECT a.attstorage, a.atttypmod FROM pg_attribute a JOIN pg_class c "
+        "ON c.oid = a.attrelid WHERE c.relname = %s AND a.attname = 'embedding' "
+        "AND NOT a.attisdropped AND pg_table_is_visible(c.oid)",
+        [TABLE],
+    )
+    row = cursor.fetchone()
+    return (str(row[0]), int(row[1])) if row else None
+
+
+def vectors_out_of_line(storage: str, dimensions: int) -> bool:
+    """Whether each vector is kept in TOAST: too big for the row and free to move there."""
+    return storage not in IN_LINE_STORAGE and 4 * dimensions + 8 > TOAST_THRESHOLD
 
 
 def _first(column: str, existing: str) -> bool:
@@ -239,6 +278,22 @@ def advise(alias: str = LISTINGS) -> list[Advice]:
                     NUMERIC_EXPECTED,
                     f"no index starts with {', '.join(unindexed)}: a filter on "
                     f"{unindexed[0]} that keeps few listings is " + _plan(cursor, rare, [-1]),
+                )
+            )
+        storage = _vector_storage(cursor)
+        if storage and vectors_out_of_line(*storage):
+            kind, dimensions = storage
+            found.append(
+                Advice(
+                    "vectors kept in the row (STORAGE MAIN)",
+                    f"ALTER TABLE {TABLE} ALTER COLUMN embedding SET STORAGE MAIN;\n"
+                    "-- rows keep their vectors in TOAST until rewritten: VACUUM FULL locks "
+                    "the table\n-- and rebuilds every index, HNSW ones included (pg_repack "
+                    f"does it without the lock)\nVACUUM FULL {TABLE};",
+                    STORAGE_EXPECTED,
+                    f"embedding is vector({dimensions}) with storage {STORAGE_NAMES[kind]}: "
+                    f"each vector ({4 * dimensions + 8} bytes) is read out of line, several "
+                    "TOAST buffers a listing, when listings are ranked exactly",
                 )
             )
         price = _normalised_price_sql()

@@ -99,6 +99,19 @@ def test_check_listings_db_names_what_the_bare_variant_lacks(bare):
 
 
 @pytest.mark.parametrize("name", VARIANTS)
+def test_advise_reads_a_catalog_unlike_ours(foreign, name):
+    """Their HNSW index (or none), their btrees, and a staging schema with a table of the
+    same name: the advice is about the table the server reads, and changes nothing."""
+    run = foreign[name]
+    text = succeeded(run, "check_listings_db", "--advise").stdout
+    assert "-- HNSW index with a denser graph, replacing the old one" in text
+    if name == "collector":
+        assert f"DROP INDEX CONCURRENTLY {builder.HNSW_INDEX};" in text
+    assert "-- now: embedding is vector(768) with storage EXTERNAL" in text
+    assert "ALTER TABLE property_listings ALTER COLUMN embedding SET STORAGE MAIN;" in text
+
+
+@pytest.mark.parametrize("name", VARIANTS)
 def test_item6_check_reports_null_statuses(foreign, name):
     run = foreign[name]
     output = run.check().stdout

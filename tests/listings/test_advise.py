@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
 
 from listings import advise
+from tests.scratch_db import embedded_server, make_scratch_database
+
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.usefixtures("listings_access")
 
@@ -43,8 +50,12 @@ def test_advice_names_each_index_with_the_figure_it_changes(listings_cursor):
     for column in ("kitchen_area", "building_year", "metro_distance_meters", "floor"):
         assert f"CREATE INDEX CONCURRENTLY ON property_listings ({column});" in text
     assert "a filter on kitchen_area that keeps few listings is Seq Scan" in text
+    # 768 dimensions do not fit beside the row under pgvector's EXTERNAL storage.
+    assert "ALTER TABLE property_listings ALTER COLUMN embedding SET STORAGE MAIN;" in text
+    assert "-- now: embedding is vector(768) with storage EXTERNAL" in text
+    assert "\nVACUUM FULL property_listings;" in text
     # 3000 listings: every filter is ranked exactly already, so no partial HNSW index.
-    assert "partial HNSW" not in text
+    assert "-- partial HNSW index for" not in text
     assert _indexes(listings_cursor) == before  # nothing was created
 
 
@@ -81,3 +92,44 @@ def test_a_numeric_column_counts_as_indexed_only_as_an_index_first_column():
     assert not advise._first(
         "floor", "CREATE INDEX f ON public.property_listings USING btree (floors_count)"
     )
+
+
+@pytest.mark.parametrize(
+    ("storage", "dimensions", "out_of_line"),
+    [
+        ("e", 768, True),  # pgvector's default storage: 3 080 bytes go to TOAST
+        ("x", 768, True),
+        ("m", 768, False),  # kept in the row: nothing to advise
+        ("p", 1536, False),
+        ("e", 384, False),  # 1 544 bytes fit in the row whatever the storage
+        ("e", 506, False),  # 2 032 bytes: the threshold itself still fits
+        ("e", 507, True),
+        ("e", -1, False),  # vector without declared dimensions: unknown, so no advice
+    ],
+)
+def test_vectors_are_out_of_line_only_when_too_big_for_the_row(storage, dimensions, out_of_line):
+    assert advise.vectors_out_of_line(storage, dimensions) is out_of_line
+
+
+def test_a_column_already_kept_in_the_row_gets_no_storage_advice(tmp_path):
+    """Read from the catalog of a real database whose owners set STORAGE MAIN."""
+    url, _ = make_scratch_database("advise_main", rows=50, hnsw=False)
+    with embedded_server().connect("advise_main") as conn:
+        conn.execute("ALTER TABLE property_listings ALTER COLUMN embedding SET STORAGE MAIN")
+    env = {
+        **{key: value for key, value in os.environ.items() if not key.startswith("DB_")},
+        "DJANGO_SETTINGS_MODULE": "vmkproject.settings",
+        "LISTINGS_DATABASE_URL": url,
+        "VMK_DATA_DIR": str(tmp_path),
+        "EMBEDDER": "offline",
+    }
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check_listings_db", "--advise"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert "-- btree on publish_date" in done.stdout, done.stdout + done.stderr[-2000:]
+    assert "STORAGE MAIN" not in done.stdout
