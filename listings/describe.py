@@ -102,7 +102,7 @@ def _read_top_cities() -> dict[str, int]:
         PropertyListing.objects.exclude(city__isnull=True)
         .exclude(city="")
         .values("city")
-        .annotate(listings=Count("id"))
+        .annotate(listings=Count("*"))
         .order_by("-listings", "city")[:CITY_LIMIT]
     )
     return {str(row["city"]): int(row["listings"]) for row in busiest}

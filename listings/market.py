@@ -231,7 +231,7 @@ def price_trends(
         return (
             dated()
             .values("group")
-            .annotate(n=Count("id"))
+            .annotate(n=Count("*"))
             .order_by("-n", "group")[: MAX_TREND_GROUPS + 1]
         )
 
@@ -243,7 +243,7 @@ def price_trends(
             )
         keys = ["bucket", *(["group"] if group_by else [])]
         figures = {
-            "count": Count("id"),
+            "count": Count("*"),
             "priced_count": Count("p"),
             "median_price": Median("p"),
             "median_price_per_m2": median_price_per_m2(),
@@ -334,7 +334,7 @@ def price_distribution(
         edges = qs.aggregate(
             low=Percentile("p", fraction=DISTRIBUTION_TAILS),
             high=Percentile("p", fraction=1 - DISTRIBUTION_TAILS),
-            n=Count("id"),
+            n=Count("*"),
         )
         low, high = edges["low"], edges["high"]
         counts: dict[int, int] = {}
@@ -348,7 +348,7 @@ def price_distribution(
                 function="width_bucket",
                 output_field=IntegerField(),
             )
-            rows = qs.annotate(b=bucket).values("b").annotate(n=Count("id")).order_by("b")
+            rows = qs.annotate(b=bucket).values("b").annotate(n=Count("*")).order_by("b")
             counts = {row["b"]: row["n"] for row in rows}
             top_edge = qs.filter(p=high).count()
     width = (high - low) / bins if low is not None and high is not None and high > low else 0
@@ -449,13 +449,13 @@ def market_context(*, listing_id: ListingId, currency: FigureCurrency = "USD") -
 
     def figures_of(found: dict[str, Any]) -> Any:
         aggregates: dict[str, Any] = {
-            "n": Count("id"),
+            "n": Count("*"),
             "median_price": Median("p"),
             "median_price_per_m2": median_price_per_m2(),
         }
         if found.get("price") is not None:
-            aggregates["cheaper"] = Count("id", filter=Q(p__lt=found["price"]))
-            aggregates["same"] = Count("id", filter=Q(p=found["price"]))
+            aggregates["cheaper"] = Count("p", filter=Q(p__lt=found["price"]))
+            aggregates["same"] = Count("p", filter=Q(p=found["price"]))
         return priced(found).summary(**aggregates)
 
     def examples_of(found: dict[str, Any]) -> Any:

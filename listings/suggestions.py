@@ -39,7 +39,7 @@ def _load(field: Field, city: str | None) -> list[tuple[str, int]]:
     listings = PropertyListing.objects.exclude(**{f"{field}__isnull": True}).exclude(**empty)
     if city:
         listings = listings.filter(city__iexact=city)
-    rows = listings.values(field).annotate(n=Count("id")).order_by("-n", field)
+    rows = listings.values(field).annotate(n=Count("*")).order_by("-n", field)
     return [(str(row[field]), int(row["n"])) for row in rows[:5000]]
 
 

@@ -86,10 +86,12 @@ def listing_stats(
         )
 
     def figures() -> Any:
+        # Counted as COUNT(*) (or a column the filter makes non-NULL), never COUNT(id): the
+        # market index holds no id, and with one the figures could not be read from it alone.
         aggregates = {
-            "count": Count("id"),
+            "count": Count("*"),
             "priced_count": Count("p"),
-            "prices_left_out": Count("id", filter=Q(price__isnull=False, p__isnull=True)),
+            "prices_left_out": Count("price", filter=Q(price__isnull=False, p__isnull=True)),
             "min_price": Min("p"),
             "median_price": Median("p"),
             "max_price": Max("p"),
