@@ -108,7 +108,7 @@ def create_market_index(conn: psycopg.Connection) -> bool:
     row (kilobytes in `district`) keeps working without it."""
     try:
         with conn.transaction():
-            conn.execute(_sql_text("market_index.sql"))
+            conn.execute(market_index_sql())
     except psycopg.errors.ProgramLimitExceeded:
         logger.warning(MARKET_INDEX_SKIPPED, MARKET_INDEX)
         return False
@@ -116,6 +116,11 @@ def create_market_index(conn: psycopg.Connection) -> bool:
 
 
 MARKET_INDEX = "ix_property_listings_market"
+
+
+def market_index_sql() -> str:
+    """The index's DDL lives with the code that reads it (and advises it to the owners)."""
+    return resources.files("listings").joinpath("sql", "market_index.sql").read_text("utf-8")
 
 
 def add_missing_indexes(conn: psycopg.Connection) -> bool:

@@ -109,6 +109,9 @@ def test_advise_reads_a_catalog_unlike_ours(foreign, name):
         assert f"DROP INDEX CONCURRENTLY {builder.HNSW_INDEX};" in text
     assert "-- now: embedding is vector(768) with storage EXTERNAL" in text
     assert "ALTER TABLE property_listings ALTER COLUMN embedding SET STORAGE MAIN;" in text
+    # no covering index: statistics read their table
+    assert "-- covering index for statistics and market insight" in text
+    assert "CREATE INDEX CONCURRENTLY IF NOT EXISTS ix_property_listings_market" in text
 
 
 @pytest.mark.parametrize("name", VARIANTS)
