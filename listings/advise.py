@@ -392,7 +392,8 @@ def render(found: list[Advice]) -> str:
         return "-- The listings database has every index the project would advise."
     lines = [
         "-- Index advice for the owners of the listings database. The project never creates",
-        "-- these: run them there, off-peak (CONCURRENTLY does not lock writes).",
+        "-- these: run them there, off-peak (CONCURRENTLY does not lock writes; a storage",
+        "-- change rewrites the table under a lock, as it says).",
     ]
     for item in found:
         lines += [
