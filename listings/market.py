@@ -56,6 +56,7 @@ from .search import (
     _timing,
     live_vocabulary,
     median_price_per_m2,
+    once_per_row,
 )
 from .types import (
     BINS_RANGE,
@@ -248,7 +249,7 @@ def price_trends(
             "median_price": Median("p"),
             "median_price_per_m2": median_price_per_m2(),
         }
-        return qs.values(*keys).annotate(**figures).order_by(*keys)
+        return once_per_row(qs, *keys).values(*keys).annotate(**figures).order_by(*keys)
 
     groups: tuple[Any, ...] = (None,)
     truncated = False

@@ -73,7 +73,14 @@ from .filtering import (
     narrowed,
 )
 from .hybrid import hybrid_search, rrf_fuse
-from .stats import Median, Percentile, _group_value, listing_stats, median_price_per_m2
+from .stats import (
+    Median,
+    Percentile,
+    _group_value,
+    listing_stats,
+    median_price_per_m2,
+    once_per_row,
+)
 from .text import (
     _any_word_query,
     _fts_config,
@@ -184,6 +191,7 @@ __all__ = [
     "live_vocabulary",
     "median_price_per_m2",
     "narrowed",
+    "once_per_row",
     "relevance_slice",
     "remembered",
     "rrf_fuse",

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import Case, CharField, Count, F, FloatField, Max, Min, Q, Value, When
 from django.db.models.aggregates import Aggregate, Avg
+from django_cte import CTE, with_cte
 
 from .. import vocabulary
 from ..compiled import Shape, Statements
@@ -62,6 +63,20 @@ def median_price_per_m2() -> Median:
     return Median(F("p") / F("total_area"), filter=Q(total_area__gt=0, p__isnull=False))
 
 
+def once_per_row(priced: Any, *keys: str) -> Any:
+    """The rows of `priced` (filtered, with the converted price `p`) as a CTE that the
+    figures read `p` from, so that each row's price is converted once, not once per figure
+    (nine times; at 1 000 000 listings 0.97 s of stats by city, 0.49 s this way).
+
+    PostgreSQL folds a plain CTE back into the query: grouped, its ORDER BY on the `keys`
+    stops that (a subquery with a sort is never pulled up) and hands the rows over in the
+    groups' order; a single group is MATERIALIZED instead (0.64 s against 0.73 s sorted).
+    """
+    columns = priced.values(*keys, "price", "total_area", "p").order_by(*keys)
+    cte = CTE(columns, name="priced", materialized=not keys)
+    return with_cte(cte, select=cte.queryset())
+
+
 _STATS = Statements()
 
 
@@ -99,10 +114,10 @@ def listing_stats(
             "median_price_per_m2": median_price_per_m2(),
         }
         if group_by is None:
-            return priced().summary(**aggregates)
+            return once_per_row(priced()).summary(**aggregates)
+        grouped = priced().annotate(group_value=_group_value(group_by, vocab))
         return (
-            priced()
-            .annotate(group_value=_group_value(group_by, vocab))
+            once_per_row(grouped, "group_value")
             .values("group_value")
             .annotate(**aggregates)
             .order_by("-count", "group_value")[: MAX_STATS_GROUPS + 1]
