@@ -118,11 +118,11 @@ STATS_BY_CITY = (
 )
 MARKET_EXPECTED = (
     "statistics, trends and market context read this index alone instead of the table: on "
-    "the project's copy of 1 000 000 listings listing_stats by city went from 1.6-1.8 s to "
-    "0.95-1.0 s, Київ by district from 1.0-1.1 s to 0.37 s, price_trends for Київ sales by "
-    "rooms from 1.3-1.4 s to 0.22 s and market_context from 250 to 4 ms; it took 1.5 s to "
-    "build and is 117 MB. A city or district longer than a btree row allows (about 2.7 KB) "
-    "stops the build"
+    "the project's copy of 1 000 000 listings listing_stats by city went from 1.2-1.4 s to "
+    "0.48-0.49 s, Київ by district from 0.59-0.73 s to 0.21-0.22 s, price_trends for Київ "
+    "sales by rooms from 1.2-1.4 s to 0.19 s and market_context from 257 to 4 ms; it took "
+    "1.5 s to build and is 117 MB. A city or district longer than a btree row allows (about "
+    "2.7 KB) stops the build"
 )
 
 
