@@ -211,8 +211,10 @@ def raw_stats(conn: psycopg.Connection, filters: dict[str, Any]) -> int:
         "percentile_cont(0.5) WITHIN GROUP (ORDER BY p), max(p), avg(p), "
         "percentile_cont(0.5) WITHIN GROUP (ORDER BY p / l.total_area) "
         "FILTER (WHERE p IS NOT NULL AND l.total_area > 0) "
-        f"FROM (SELECT l.*, CASE l.currency {case} END AS p FROM property_listings l) l "
-        f"WHERE {where} GROUP BY l.city ORDER BY 2 DESC LIMIT 101",
+        # Sorted, the subquery is not folded into the query: each price converted once.
+        f"FROM (SELECT l.city, l.price, l.total_area, CASE l.currency {case} END AS p "
+        f"FROM property_listings l WHERE {where} ORDER BY l.city) l "
+        "GROUP BY l.city ORDER BY 2 DESC LIMIT 101",
         params,
     ).fetchall()
     return len(rows)
@@ -276,11 +278,11 @@ def raw_duplicates(conn: psycopg.Connection, listing_id: int) -> int:
 def raw_trends(conn: psycopg.Connection, city: str) -> int:
     p = _usd_case()
     rows = conn.execute(
-        "SELECT date_trunc('month', c.publish_date), count(*), "  # noqa: S608
-        f"percentile_cont(0.5) WITHIN GROUP (ORDER BY {p}), "
-        f"percentile_cont(0.5) WITHIN GROUP (ORDER BY {p} / nullif(c.total_area, 0)::float8) "
-        "FROM property_listings c WHERE c.city = %s AND c.deal_type = 'sale' "
-        "AND c.publish_date IS NOT NULL GROUP BY 1 ORDER BY 1",
+        "SELECT month, count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY p), "  # noqa: S608
+        "percentile_cont(0.5) WITHIN GROUP (ORDER BY p / nullif(total_area, 0)::float8) "
+        f"FROM (SELECT date_trunc('month', c.publish_date) AS month, {p} AS p, "
+        "c.total_area FROM property_listings c WHERE c.city = %s AND c.deal_type = 'sale' "
+        "AND c.publish_date IS NOT NULL ORDER BY 1) c GROUP BY 1 ORDER BY 1",
         [city],
     ).fetchall()
     return len(rows)
