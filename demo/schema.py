@@ -15,6 +15,8 @@ from pathlib import Path
 import psycopg
 from psycopg import sql
 
+from listings.advise import market_index_sql
+
 logger = logging.getLogger("vmk.schema")
 
 SCHEMA_VERSION = "1"
@@ -108,6 +110,7 @@ def create_market_index(conn: psycopg.Connection) -> bool:
     row (kilobytes in `district`) keeps working without it."""
     try:
         with conn.transaction():
+            # The DDL lives with the code that reads the index (and advises it to the owners).
             conn.execute(market_index_sql())
     except psycopg.errors.ProgramLimitExceeded:
         logger.warning(MARKET_INDEX_SKIPPED, MARKET_INDEX)
@@ -116,11 +119,6 @@ def create_market_index(conn: psycopg.Connection) -> bool:
 
 
 MARKET_INDEX = "ix_property_listings_market"
-
-
-def market_index_sql() -> str:
-    """The index's DDL lives with the code that reads it (and advises it to the owners)."""
-    return resources.files("listings").joinpath("sql", "market_index.sql").read_text("utf-8")
 
 
 def add_missing_indexes(conn: psycopg.Connection) -> bool:

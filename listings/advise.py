@@ -86,7 +86,7 @@ NUMERIC_EXPECTED = (
 
 
 # A row longer than this is toasted (PostgreSQL's TOAST_TUPLE_THRESHOLD on 8 KB pages): a
-# vector whose own bytes (4 a dimension and an 8-byte header) pass it is kept out of line
+# vector whose own bytes (vector_bytes) pass it is kept out of line
 # unless the column's storage is MAIN or PLAIN.
 TOAST_THRESHOLD = 2032
 IN_LINE_STORAGE = ("m", "p")
@@ -111,12 +111,13 @@ STORAGE_EXPECTED = (
 # The covering index market insight and statistics read alone (the demo builds it).
 MARKET_INDEX_SQL = resources.files("listings").joinpath("sql", "market_index.sql")
 MARKET_COLUMNS = re.compile(r"ON property_listings \(([^)]*)\)\s*INCLUDE \(([^)]*)\)")
-# Measured 2026-12-05 (bench/RESULTS.md): the project's copy of 1 000 000 listings with and
-# without the index, today's code, calls interleaved.
+# What a statistic by city reads today: the plan the advice shows.
 STATS_BY_CITY = (
     f"SELECT city, count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY price) "  # noqa: S608
     f"FROM {TABLE} WHERE listing_status = 'active' GROUP BY city"
 )
+# Measured 2026-12-05 (bench/RESULTS.md): the project's copy of 1 000 000 listings with and
+# without the index, today's code, calls interleaved.
 MARKET_EXPECTED = (
     "statistics, trends and market context read this index alone instead of the table: on "
     "the project's copy of 1 000 000 listings listing_stats by city went from 1.2-1.4 s to "
@@ -208,15 +209,25 @@ def _vector_storage(cursor: Any) -> tuple[str, int] | None:
     return (str(row[0]), int(row[1])) if row else None
 
 
+def vector_bytes(dimensions: int) -> int:
+    """A stored vector's size: 4 bytes a dimension and an 8-byte header."""
+    return 4 * dimensions + 8
+
+
 def vectors_out_of_line(storage: str, dimensions: int) -> bool:
     """Whether each vector is kept in TOAST: too big for the row and free to move there."""
-    return storage not in IN_LINE_STORAGE and 4 * dimensions + 8 > TOAST_THRESHOLD
+    return storage not in IN_LINE_STORAGE and vector_bytes(dimensions) > TOAST_THRESHOLD
+
+
+def market_index_sql() -> str:
+    """The covering index's DDL as the demo runs it (CREATE INDEX IF NOT EXISTS)."""
+    return MARKET_INDEX_SQL.read_text(encoding="utf-8")
 
 
 def market_index() -> tuple[str, str]:
     """The covering index's DDL, built without locking writes, and its definition as
     pg_indexes shows it (columns, then INCLUDE)."""
-    text = MARKET_INDEX_SQL.read_text(encoding="utf-8")
+    text = market_index_sql()
     statement = "\n".join(line for line in text.splitlines() if not line.startswith("--"))
     found = MARKET_COLUMNS.search(statement)
     definition = f"btree ({found[1]}) INCLUDE ({found[2]})" if found else statement
@@ -335,7 +346,7 @@ def advise(alias: str = LISTINGS) -> list[Advice]:
                     f"does it without the lock)\nVACUUM FULL {TABLE};",
                     STORAGE_EXPECTED,
                     f"embedding is vector({dimensions}) with storage {STORAGE_NAMES[kind]}: "
-                    f"each vector ({4 * dimensions + 8} bytes) is read out of line, several "
+                    f"each vector ({vector_bytes(dimensions)} bytes) is read out of line, several "
                     "TOAST buffers a listing, when listings are ranked exactly",
                 )
             )
