@@ -74,9 +74,10 @@ def read_floor(r: Request) -> None:
         if r.kind(i) == "num":
             high = None
             op, start = r.operator(i)
-            if op is None and r.has(i - 1, RANGE_FROM) and r.low(i + 1) in RANGE_TO:
-                op, start = "min", i - 1  # "з 3 по 5 поверх"
+            shift = r.past_value(op, start)  # "вище 5 поверху": from the 6th
             j = _past_suffix(r, i + 1)  # "від 3-го до 5-го", "3rd-5th"
+            if op is None and r.has(i - 1, RANGE_FROM) and r.low(j) in RANGE_TO:
+                op, start = "min", i - 1  # "з 3 по 5 поверх", "з 2-го по 4-й"
             if r.joined(op, j) and r.kind(j + 1) == "num":
                 high, j = int(r.tokens[j + 1].number), j + 2  # "від 2 до 5 поверху"
             elif op is None and r.low(j) in DASHES and r.kind(j + 1) == "num":
@@ -85,7 +86,7 @@ def read_floor(r: Request) -> None:
             if r.low(j) == "/" and r.kind(j + 1) == "num":
                 of, j = j + 1, j + 2  # "5/9 поверх": the 5th of 9
             plus = high is None and r.low(j) == "+"  # "на 3+ поверсі"
-            j += 1 if plus else 0
+            j, shift = (j + 1, 0) if plus else (j, shift)
             j = _past_suffix(r, j)
             upward = op is None and high is None and _from_floor(r, i, j)
             if upward:
@@ -122,7 +123,7 @@ def read_floor(r: Request) -> None:
                 low, high = sorted((number, high))
                 r.take(start, end, f"{low}–{high} поверх", {"min_floor": low, "max_floor": high})
             else:
-                r.take(start, end, *_one_floor(op, number, total))
+                r.take(start, end, *_one_floor(op, number + shift, total))
         elif _floor_then_number(r, i):
             number, end, of = int(r.tokens[i + 1].number), i + 2, None
             if r.low(end) in STOREYS_PREPS | {"/", "из", "of"} and r.kind(end + 1) == "num":
@@ -130,6 +131,9 @@ def read_floor(r: Request) -> None:
             said_beyond, past = r.beyond(end)  # "floor 5 or lower"
             total = None if of is None else _storeys_of(r, of, number)
             r.take(i, past, *_one_floor(said_beyond, number, total))
+        elif (span := _ordinal_range(r, i)) is not None:
+            start, end, low, high = span
+            r.take(start, end, f"{low}–{high} поверх", {"min_floor": low, "max_floor": high})
         elif r.has(i, frozenset(ORDINALS) | LAST | NEGATIONS | FLOOR_PREPS):
             end, items, said = _floor_chain(r, i)
             begin = i
@@ -160,11 +164,32 @@ def read_floor(r: Request) -> None:
                 values |= {"min_floor": max(low, values.get("min_floor", low)), "max_floor": high}
                 labels = [f"{low}–{high} поверх"]
             said_beyond, past = r.beyond(end)
+            op, start = r.operator(begin)
             if said_beyond is not None and set(values) == {"floor"}:
                 label, values = _one_floor(said_beyond, values["floor"])  # "на третьому … і вище"
                 labels, end = [label], past
+            elif op in {"min", "max"} and set(values) == {"floor"}:
+                # "вище п'ятого поверху": from the 6th; "не нижче третього": from the 3rd
+                label, values = _one_floor(op, values["floor"] + r.past_value(op, start))
+                labels, begin = [label], start
             if said and values:
                 r.take(begin, end, ", ".join(labels), values)
+
+
+def _ordinal_range(r: Request, i: int) -> tuple[int, int, int, int] | None:
+    """Floors from one ordinal to another, from token i: "від першого до п'ятого поверху", "з
+    другого по четвертий поверх", as (start, end, low, high); None for anything else."""
+    ordinals = [r.kind(k) == "word" and r.has(k, ORDINALS) and r.free(k) for k in (i, i + 2)]
+    if not all(ordinals) or r.low(i + 1) not in RANGE_TO:
+        return None
+    op, start = r.operator(i)
+    if op != "min" and not r.has(i - 1, RANGE_FROM):
+        return None
+    floor_word = i + 3
+    if not r.has(floor_word, FLOOR_WORDS) or plural_only(r.low(floor_word)):
+        return None  # "від другого до третього": no floor said; "поверхів": storeys
+    low, high = sorted((int(r.value(i, ORDINALS)), int(r.value(i + 2, ORDINALS))))
+    return (start if op == "min" else i - 1), r.skip_dot(floor_word + 1), low, high
 
 
 def _floor_of_storeys(r: Request, i: int) -> bool:

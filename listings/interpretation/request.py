@@ -56,6 +56,7 @@ from .words import (
     ROOM_UNITS,
     ROOMS_WORDS,
     SQUARE,
+    STRICT,
     STUDIO,
     THOUSANDS,
     WITH,
@@ -302,6 +303,14 @@ class Request:
         if j > 0 and self.has(j - 1, NEGATIONS):
             return ("max" if kind == "min" else "min"), j - 1
         return kind, j
+
+    def past_value(self, op: str | None, j: int) -> int:
+        """How far a whole number's bound lies from the value `op` at token j (operator's)
+        leaves out: "більше 2 кімнат" is 3 or more (+1), "нижче 5 поверху" the 4th or lower
+        (-1); 0 where the value is in ("від", "до", "не більше")."""
+        if op not in {"min", "max"} or not self.has(j, STRICT):
+            return 0
+        return 1 if op == "min" else -1
 
     def beyond(self, j: int) -> tuple[str | None, int]:
         """'min' or 'max' said at token j, right after a value ("і вище", "або більше", "or

@@ -94,28 +94,33 @@ def read_rooms(r: Request) -> None:
         if count is not None:
             j, high = i + 1, None
             op, start = r.operator(i)
+            shift = r.past_value(op, start)  # "більше 2 кімнат": from 3
             second = _count(r, j + 1)
             if (r.low(j) in DASHES or r.low(j) in ALTERNATIVES) and second:
                 high, j = second, j + 2  # "2-3", "2 або 3 кімнати", "two or three"
             elif r.joined(op, j) and second:
                 high, j = second, j + 2  # "від 2 до 3 кімнат", "от двух до трёх комнат"
             if high is None and r.low(j) == "+":
-                op, j = "min", j + 1  # "3+ кімнати", "4+ rooms"
+                op, j, shift = "min", j + 1, 0  # "3+ кімнати", "4+ rooms"
             elif high is None and op is None:
                 op, j = r.beyond(j)  # "2 or more rooms"
             while r.low(j) in DASHES or r.low(j) in {"х", "x", "ти", "ох"}:
                 j += 1
             if not (r.kind(j) == "word" and r.has(j, ROOM_UNITS)) or not 0 < count <= 20:
                 continue
+            if op == "max" and count + shift < 1:
+                continue  # "менше 1 кімнати"
             end = r.skip_dot(j + 1)
             if high is None and op is None:
                 op, end = r.beyond(end)  # "3 кімнати і більше"
             if high is not None:
                 _take_rooms_range(r, start, end, count, high)
             elif op == "min":
-                r.take(start, end, _rooms_label(count, after="від"), {"min_rooms": count})
+                low = count + shift
+                r.take(start, end, _rooms_label(low, after="від"), {"min_rooms": low})
             elif op == "max":
-                r.take(start, end, _rooms_label(count, after="до"), {"max_rooms": count})
+                high = count + shift
+                r.take(start, end, _rooms_label(high, after="до"), {"max_rooms": high})
             else:
                 r.take(start, end, _rooms_label(count), {"rooms_count": count})
         elif r.kind(i) == "word" and r.has(i, ROOMS_WORDS) and not dropped_if_negated(r, i, i + 1):

@@ -76,6 +76,7 @@ def _number_of_storeys(r: Request, i: int) -> None:
             r.take(i, j + 1, *storeys(number, number))
         return
     op, start = r.operator(i)
+    shift = r.past_value(op, start)  # "більше 2 поверхів": from 3
     j, high = i + 1, None
     if r.joined(op, j) and r.kind(j + 1) == "num" and _whole(r, j + 1):
         high, j = int(r.tokens[j + 1].number), j + 2  # "від 2 до 3 поверхів"
@@ -89,6 +90,10 @@ def _number_of_storeys(r: Request, i: int) -> None:
     said_beyond, past = r.beyond(end)  # "2 поверхи або більше"
     if said_beyond is not None and op is None and high is None:
         op, end = said_beyond, past
+    if high is None:
+        number += shift
+        if number < 1:
+            return  # "менше 1 поверху": no building has fewer
     low, top = (None, number) if op == "max" else (number, high) if op else (number, number)
     if low is not None and top is not None and low > top:
         low, top = top, low

@@ -44,6 +44,9 @@ MIN_WORDS, MAX_WORDS, NEGATIONS = (
     _set("max_words"),
     _set("negations"),
 )
+# Operators that leave their value out: "більше 2 кімнат" is 3 or more, "нижче 5 поверху" the
+# 4th or lower ("від", "до", "не більше" keep it).
+STRICT = _set("strict_words")
 # After a value and "і", "or", "и": "і вище", "or more" make it a lower bound, "or less" an upper.
 OR_MORE, OR_LESS = _set("or_more_words"), _set("or_less_words")
 BETWEEN = _set("between_words")
