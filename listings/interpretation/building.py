@@ -7,6 +7,9 @@ from .. import vocabulary
 from ..models import BuildingType, RenovationStatus
 from .request import Request, dropped_if_negated, named_range
 from .words import (
+    AGE_OLDER,
+    AGE_UNITS,
+    AGE_YOUNGER,
     ALTERNATIVES,
     AND_WORDS,
     BALCONY,
@@ -14,6 +17,7 @@ from .words import (
     BUILDING_NOUNS,
     BUILT,
     DASHES,
+    FILLERS,
     NEGATIONS,
     PUBLISHED,
     RANGE_TO,
@@ -91,11 +95,49 @@ def read_year(r: Request) -> None:
         before = start - 2 if r.low(start - 1) in {"у", "в", "in", "of"} else start - 1
         if built is None and r.has(before, RENOVATION_NOUNS | frozenset(RENOVATION_WORDS)):
             continue  # "з ремонтом 2020 року", "euro renovation in 2021": the renovation's
-        start = built if built is not None else start
-        if r.has(start - 1, BUILDING_NOUNS) and r.low(start - 2) in {"у", "в", "a"}:
-            start -= 2  # "у будинку після 2015 року" (a house said alone is the property's)
-        elif r.has(start - 1, BUILDING_NOUNS) and r.says_property_besides("house"):
-            start -= 1  # "квартира, будинок після 2010 року": the flat's building
+        start = _with_its_building(r, built if built is not None else start)
+        r.take(start, end, named_range("рік побудови", low, high), _year_filters(low, high))
+
+
+def _with_its_building(r: Request, start: int) -> int:
+    """Where a building's year or age said from `start` begins, with the building named before
+    it: "у будинку після 2015 року" (a house said alone is the property's), "квартира,
+    будинок після 2010 року" (the flat's building)."""
+    if r.has(start - 1, BUILDING_NOUNS) and r.low(start - 2) in {"у", "в", "a"}:
+        return start - 2
+    if r.has(start - 1, BUILDING_NOUNS) and r.says_property_besides("house"):
+        return start - 1
+    return start
+
+
+def read_age(r: Request) -> None:
+    """The building's age, counted from `r.this_year`: "не старше 10 років" (built 10 years
+    ago or later), "молодше 5 лет", "старше 30 років", "less than 10 years old", "at least
+    50 years old". A comparative leaves its number out, as with rooms ("молодше 5 років": at
+    most 4 years old)."""
+    for i in range(len(r.tokens)):
+        if r.kind(i) != "num" or {"min_building_year", "max_building_year"} & r.filters.keys():
+            continue
+        years = r.tokens[i].number
+        if not (years.is_integer() and 0 < years <= 200 and r.has(i + 1, AGE_UNITS)):
+            continue
+        end, j = i + 2, i - 1
+        while j > 0 and r.low(j) in FILLERS:
+            j -= 1  # "старше ніж 10 років"
+        if r.free(j) and r.has(j, AGE_OLDER | AGE_YOUNGER):
+            older, strict, start = r.has(j, AGE_OLDER), True, j
+            if r.has(j - 1, NEGATIONS):
+                older, strict, start = not older, False, j - 1  # "не старше": at most
+        elif r.low(end) == "old":
+            op, start = r.operator(i)  # "less than 10 years old", "over 50 years old"
+            if op not in {"min", "max"}:
+                continue
+            older, strict, end = op == "min", r.past_value(op, start) != 0, end + 1
+        else:
+            continue
+        age = int(years) + (1 if strict and older else -1 if strict else 0)
+        low, high = (None, r.this_year - age) if older else (r.this_year - age, None)
+        start = _with_its_building(r, start)
         r.take(start, end, named_range("рік побудови", low, high), _year_filters(low, high))
 
 

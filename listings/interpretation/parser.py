@@ -12,12 +12,13 @@ property type and the places, read last, here. What no rule took is the text.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import itertools
 from collections.abc import Mapping
 
 from .amenities import read_bathroom, read_heating, read_parking, read_view
 from .area import read_area
-from .building import read_balcony, read_building, read_renovation, read_year
+from .building import read_age, read_balcony, read_building, read_renovation, read_year
 from .deal import deal_by_price, likely_currency, read_deal
 from .floors import read_floor
 from .metro import read_metro, read_metro_distance
@@ -179,6 +180,7 @@ def _consistent_places(r: Request) -> None:
 RULES = (
     read_metro,
     read_year,
+    read_age,
     read_metro_distance,
     read_heating,
     read_bathroom,
@@ -222,13 +224,16 @@ def interpret(
     gazetteer: Gazetteer,
     property_types: Mapping[str, str],
     currencies: Mapping[str, str],
+    this_year: int | None = None,
 ) -> Interpretation:
     """`text` read into filters (names of listings.filters.Filters) and what is left of it.
 
     `property_types`: slug -> name of the types present; `currencies`: the currency aliases
-    (vocabulary.currency_aliases). Nothing is read from the database here.
+    (vocabulary.currency_aliases); `this_year`, what a building's age counts from (today's
+    by default). Nothing is read from the database here.
     """
     r = Request(text, gazetteer, property_types, currencies)
+    r.this_year = this_year or datetime.date.today().year
     for rule in RULES:
         rule(r)
     _property(r)

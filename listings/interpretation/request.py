@@ -14,6 +14,8 @@ from .places import PLACE_COLUMNS, Gazetteer, token_keys
 from .tokens import Token, tokenize
 from .typos import Vocabulary, cyrillic_lookalikes
 from .words import (
+    AGE_OLDER,
+    AGE_YOUNGER,
     ALTERNATIVES,
     AND_WORDS,
     AREA_CUES,
@@ -143,8 +145,8 @@ class Request:
     used: list[bool] = field(default_factory=list)
     filters: dict[str, Any] = field(default_factory=dict)
     chips: list[Chip] = field(default_factory=list)
-
     corrected: dict[str, str] = field(default_factory=dict)
+    this_year: int = 0  # what a building's age counts from ("не старше 10 років")
 
     def __post_init__(self) -> None:
         self.tokens = numerals(tokenize(self.text))
@@ -421,6 +423,7 @@ TYPO_TABLES: dict[str, Mapping[str, Any] | frozenset[str]] = {
     "kitchen": KITCHEN,
     "year": YEAR_WORDS,
     "built": BUILT,
+    "age": AGE_OLDER | AGE_YOUNGER,
     "minute": MINUTES,
     # The parser's other words: never "corrected" into a table word one letter away (English
     # has no dictionary here, so "at least" was reported as a typo of "lease").

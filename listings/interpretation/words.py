@@ -92,6 +92,12 @@ YEAR_FROM, YEAR_AFTER, YEAR_BEFORE = (
     _set("year_after"),
     _set("year_before"),
 )
+# A building's age: "не старше 10 років", "молодше 5 лет", "less than 10 years old".
+AGE_OLDER, AGE_YOUNGER, AGE_UNITS = (
+    _set("age_older"),
+    _set("age_younger"),
+    _set("age_units"),
+)
 MINUTES, KILOMETRES = _set("minute_words"), _set("kilometre_words")
 WALK, TRANSPORT = _set("walk_words"), _set("transport_words")
 DASHES = frozenset({"-", "–", "—"})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from listings import vocabulary
@@ -662,6 +664,40 @@ def test_a_word_of_thousands_of_letters_is_read_without_exhausting_the_stack(gaz
     assert Gazetteer.build({**VALUES, "city": {**VALUES["city"], huge.capitalize(): 1}}, LOCATED)
     understood = read(f"двокімнатна {huge} у Львові", gazetteer)
     assert understood.filters["rooms_count"] == 2 and huge in understood.text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("квартира в будинку не старше 10 років", {"min_building_year": 2016}),
+        ("новобудова не старше 5 років", {"min_building_year": 2021}),
+        ("будинок молодше 20 років", {"min_building_year": 2007}),  # at most 19 years old
+        ("дом не старше 10 лет", {"min_building_year": 2016}),
+        ("квартира не старше ніж 10 років у Львові", {"min_building_year": 2016}),
+        ("будинок старше 30 років", {"max_building_year": 1995}),  # 31 years old or more
+        ("будинок не молодше 50 років", {"max_building_year": 1976}),
+        ("apartment in a building less than 10 years old", {"min_building_year": 2017}),
+        ("house at least 50 years old", {"max_building_year": 1976}),
+    ],
+)
+def test_a_buildings_age_counts_from_this_year(gazetteer, text, expected):
+    currencies = vocabulary.currency_aliases({}, ["USD", "EUR", "UAH"])
+    understood = interpret(
+        text,
+        gazetteer=gazetteer,
+        property_types=PROPERTY_TYPES,
+        currencies=currencies,
+        this_year=2026,
+    )
+    years = {k: v for k, v in understood.filters.items() if k.endswith("building_year")}
+    assert years == expected
+    assert not {"років", "лет", "years", "старше", "молодше"} & set(understood.text.split())
+
+
+def test_a_buildings_age_counts_from_today_by_default(gazetteer):
+    today = datetime.date.today().year
+    assert read("будинок не старше 3 років", gazetteer).filters["min_building_year"] == today - 3
+    assert "min_building_year" not in read("квартира до 10 років", gazetteer).filters
 
 
 @pytest.mark.parametrize(
