@@ -81,6 +81,8 @@ class Filters(BaseModel):
     max_area: float | None = Field(None, ge=0, description="Largest total area, m².")
     min_kitchen_area: float | None = Field(None, ge=0, description="Smallest kitchen, m².")
     max_kitchen_area: float | None = Field(None, ge=0, description="Largest kitchen, m².")
+    min_living_area: float | None = Field(None, ge=0, description="Smallest living area, m².")
+    max_living_area: float | None = Field(None, ge=0, description="Largest living area, m².")
     floor: int | None = Field(None, ge=-5, le=200, description="Exact floor.")
     min_floor: int | None = Field(None, ge=-5, le=200, description="Lowest floor.")
     max_floor: int | None = Field(None, ge=-5, le=200, description="Highest floor.")
@@ -178,7 +180,14 @@ class Filters(BaseModel):
         return code
 
     @field_validator(
-        "min_price", "max_price", "min_area", "max_area", "min_kitchen_area", "max_kitchen_area"
+        "min_price",
+        "max_price",
+        "min_area",
+        "max_area",
+        "min_kitchen_area",
+        "max_kitchen_area",
+        "min_living_area",
+        "max_living_area",
     )
     @classmethod
     def _finite(cls, value: float | None) -> float | None:
@@ -193,6 +202,7 @@ class Filters(BaseModel):
             ("min_rooms", "max_rooms"),
             ("min_area", "max_area"),
             ("min_kitchen_area", "max_kitchen_area"),
+            ("min_living_area", "max_living_area"),
             ("min_floor", "max_floor"),
             ("min_floors_count", "max_floors_count"),
             ("min_building_year", "max_building_year"),

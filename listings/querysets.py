@@ -253,6 +253,8 @@ class PropertyListingQuerySet(models.QuerySet):
             ("max_area", "total_area__lte"),
             ("min_kitchen_area", "kitchen_area__gte"),
             ("max_kitchen_area", "kitchen_area__lte"),
+            ("min_living_area", "living_area__gte"),
+            ("max_living_area", "living_area__lte"),
             ("max_metro_distance", "metro_distance_meters__lte"),
             ("min_building_year", "building_year__gte"),
             ("max_building_year", "building_year__lte"),

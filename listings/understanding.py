@@ -42,6 +42,7 @@ GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"rooms_count", "min_rooms", "max_rooms"}),
     frozenset({"min_area", "max_area"}),
     frozenset({"min_kitchen_area", "max_kitchen_area"}),
+    frozenset({"min_living_area", "max_living_area"}),
     frozenset({"min_building_year", "max_building_year"}),
     frozenset({"floor", "min_floor", "max_floor", "not_top_floor", "top_floor"}),
     frozenset({"min_floors_count", "max_floors_count"}),

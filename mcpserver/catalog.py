@@ -143,7 +143,11 @@ def compact_output(name: str, schema: dict[str, Any] | None) -> dict[str, Any] |
     shown: dict[str, Any] = {"type": "object"}
     if "properties" in schema:
         shown["properties"] = {name: {} for name in schema["properties"]}
-    if schema.get("required"):
+    if name == "get_listing_by_id":
+        # A card requires its id, as in a search page's cards: the 38 field names again as
+        # `required` were 600 bytes of every tools/list.
+        shown["required"] = _CARD["required"]
+    elif schema.get("required"):
         shown["required"] = schema["required"]
     return shown
 

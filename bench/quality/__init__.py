@@ -83,6 +83,8 @@ NUMERIC_JUDGES = (
     "max_floors_count",
     "min_kitchen_area",
     "max_kitchen_area",
+    "min_living_area",
+    "max_living_area",
     "min_building_year",
     "max_building_year",
     "max_metro_distance",

@@ -1,5 +1,5 @@
 """Areas: the total ("квартира 50 м²", "від 40 до 60 метрів"), the kitchen's ("з кухнею
-12 м²") and a plot's ("ділянка 10 соток")."""
+12 м²"), the living area ("житлова площа від 30 м²") and a plot's ("ділянка 10 соток")."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .words import (
 PLOT_METRES = {"sotka": 100, "hectare": 10_000}
 PLOT_LABELS = {"sotka": "сот.", "hectare": "га"}
 # A bare area ("квартира 50 м²") is taken as this share either side; a bare kitchen ("кухня
-# 12 м²") as this share under it and up: nobody turns down a bigger kitchen.
+# 12 м²") or living area as this share under it and up: nobody turns down more of either.
 BARE_AREA_SPREAD = 0.1
 # The kitchens a number without a unit may be ("кухня 9"), m².
 KITCHEN_M2 = (3, 60)
@@ -35,7 +35,8 @@ def read_area(r: Request) -> None:
         quantity.unit = r.range_unit(quantity, op)
         if quantity.unit is None and r.has(start - 1, KITCHEN) and _kitchen_sized(r, quantity):
             op, low, high, end = r.limits(quantity, op)  # "кухня 9": square metres, unsaid
-            _kitchen(r, start - 1, end, low, high, bare=op is None and quantity.high is None)
+            bare = op is None and quantity.high is None
+            _part_area(r, "kitchen", start - 1, end, low, high, bare=bare)
             continue
         if quantity.unit is None or rooms_and_flat(r, quantity):
             continue
@@ -44,8 +45,12 @@ def read_area(r: Request) -> None:
         # "площею 60 метрів"; "квартира 40-50 метрів" too: metres right after a flat are its
         # area ("квартира біля парку 300 метрів" is a distance)
         before = range(max(0, start - 3), start)
-        if any(r.has(k, LIVING) for k in before):
-            continue  # "житлова площа 40 м²": no filter says it; not the total area either
+        living = next((k for k in reversed(before) if r.has(k, LIVING)), None)
+        if living is not None:  # "житлова площа 40 м²": not the total area
+            _part_area(
+                r, "living", living, end, low, high, bare=op is None and quantity.high is None
+            )
+            continue
         kitchen = next((k for k in reversed(before) if r.has(k, KITCHEN)), None)
         cue = kitchen is not None or any(r.has(k, AREA_CUES) for k in before)
         cue = cue or r.has(start - 1, PROPERTY_WORDS)
@@ -55,7 +60,7 @@ def read_area(r: Request) -> None:
             continue
         if kitchen is not None:
             bare = op is None and quantity.high is None
-            _kitchen(r, kitchen, end, low, high, bare=bare)
+            _part_area(r, "kitchen", kitchen, end, low, high, bare=bare)
             continue
         if quantity.unit in PLOT_METRES:
             _plot(r, quantity, start, end, low, high, bare=op is None and quantity.high is None)
@@ -72,16 +77,19 @@ def read_area(r: Request) -> None:
         r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
 
 
-def _kitchen(
-    r: Request, at: int, end: int, low: float | None, high: float | None, *, bare: bool
+PART_LABELS = {"kitchen": "кухня", "living": "житлова площа"}
+
+
+def _part_area(
+    r: Request, part: str, at: int, end: int, low: float | None, high: float | None, *, bare: bool
 ) -> None:
-    """The kitchen's area from its word at `at` to `end`: (low, high), or for a bare value
-    (`high`) from BARE_AREA_SPREAD under it up ("з кухнею 12 м²")."""
+    """The kitchen's or the living area (`part`) from its word at `at` to `end`: (low, high),
+    or for a bare value (`high`) from BARE_AREA_SPREAD under it up ("з кухнею 12 м²")."""
     if bare:
         low, high = round(float(high or 0) * (1 - BARE_AREA_SPREAD), 2), None
     start = r.with_start(at)
-    values = {"min_kitchen_area": low, "max_kitchen_area": high}
-    label = "кухня " + range_label(low, high, "м²")
+    values = {f"min_{part}_area": low, f"max_{part}_area": high}
+    label = f"{PART_LABELS[part]} " + range_label(low, high, "м²")
     r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
 
 

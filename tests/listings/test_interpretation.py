@@ -274,6 +274,15 @@ CASES = [
     ("квартира 45 м2 кухня 9", {"min_area": 40.5, "max_area": 49.5, "min_kitchen_area": 8.1}),
     ("кухня від 8 до 10", {"min_kitchen_area": 8, "max_kitchen_area": 10}),
     ("кухня 10 квадратів", {"min_kitchen_area": 9}),
+    # the living area: a bare value as a kitchen's, from 10 % under it up
+    ("житлова площа 40 м²", {"min_living_area": 36, "min_area": None, "max_area": None}),
+    ("квартира житловою площею від 30 до 45 м2", {"min_living_area": 30, "max_living_area": 45}),
+    ("жилая площадь от 30 м2", {"min_living_area": 30}),
+    ("living area at least 40 m2", {"min_living_area": 40, "min_area": None}),
+    (
+        "квартира 60 м2, житлова 40 м2, кухня 10 м2",
+        {"min_area": 54, "max_area": 66, "min_living_area": 36, "min_kitchen_area": 9},
+    ),
     ("квартира 50 квадратів", {"min_area": 45, "max_area": 55}),
     # a plot in ares or hectares is land's total area in m²
     ("ділянка 10 соток", {"min_area": 900, "max_area": 1100, "property_type": "land"}),
@@ -437,8 +446,8 @@ NOT_READ = [
     ("2/3 кімнати", {"min_rooms": 2, "max_rooms": 3}, ["floor"]),
     ("квартира 1/2 ціни", {"property_type": "apartment"}, ["floor"]),
     ("квартира 9/5", {"property_type": "apartment"}, ["floor"]),
-    # living area: no filter, and no total area either
-    ("житлова площа 40 м2", {}, ["min_area", "max_area", "min_kitchen_area"]),
+    # the living area is no total area and no kitchen
+    ("житлова площа 40 м2", {"min_living_area": 36}, ["min_area", "max_area", "min_kitchen_area"]),
     # after a kitchen, a floor, minutes, a year or more than a kitchen's size are no kitchen
     ("кухня 2 поверх", {"floor": 2}, ["min_kitchen_area"]),
     ("кухня 9 хвилин", {}, ["min_kitchen_area", "max_metro_distance"]),

@@ -226,6 +226,8 @@ def test_kitchen_year_metro_distance_and_storeys_keep_only_the_listings_they_say
     for filters, column, low, high in (
         ({"min_kitchen_area": 12}, "kitchen_area", 12, None),
         ({"max_kitchen_area": 8}, "kitchen_area", None, 8),
+        ({"min_living_area": 40}, "living_area", 40, None),
+        ({"max_living_area": 20}, "living_area", None, 20),
         ({"min_building_year": 2010}, "building_year", 2010, None),
         ({"max_building_year": 1970}, "building_year", None, 1970),
         ({"max_metro_distance": 500}, "metro_distance_meters", None, 500),
@@ -254,6 +256,10 @@ def test_kitchen_building_year_and_metro_distance_are_read_from_a_request():
     for row in rows:
         assert row.kitchen_area >= 9 and row.building_year >= 1991
         assert row.metro_distance_meters <= 1000
+    living = search.semantic_search(query="квартира житловою площею від 35 м2", interpret=True)
+    assert living.filters["min_living_area"] == 35 and living.listings
+    rows = PropertyListing.objects.using("listings").filter(pk__in=[c.id for c in living.listings])
+    assert all(row.living_area >= 35 for row in rows)
 
 
 def test_heating_bathroom_parking_and_view_keep_only_the_listings_they_say():
@@ -290,6 +296,7 @@ def test_heating_bathroom_parking_and_view_keep_only_the_listings_they_say():
 def test_a_kitchen_building_year_or_storeys_range_upside_down_is_refused():
     for low, high, values in (
         ("min_kitchen_area", "max_kitchen_area", (2000, 1990)),
+        ("min_living_area", "max_living_area", (60, 30)),
         ("min_building_year", "max_building_year", (2000, 1990)),
         ("min_floors_count", "max_floors_count", (16, 9)),
     ):
