@@ -64,11 +64,13 @@ PARTIAL_EXPECTED_BY_COLUMN = {
     ),
 }
 
-# The numeric columns filters narrow by (min_area, min_kitchen_area, floor, building year,
-# max_metro_distance). With no index a filter keeping few listings is found by reading the
-# table, and semantic search ranks those exactly (EXACT_VECTOR_SEARCH_MAX_ROWS) after it.
+# The numeric columns filters narrow by (min_area, min_kitchen_area, min_living_area, floor,
+# building year, max_metro_distance). With no index a filter keeping few listings is found by
+# reading the table, and semantic search ranks those exactly (EXACT_VECTOR_SEARCH_MAX_ROWS)
+# after it.
 NUMERIC_FILTER_COLUMNS = (
     "kitchen_area",
+    "living_area",
     "building_year",
     "metro_distance_meters",
     "floor",

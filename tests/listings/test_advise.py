@@ -47,7 +47,13 @@ def test_advice_names_each_index_with_the_figure_it_changes(listings_cursor):
     assert text.count("Sort → Seq Scan on property_listings") == 2
     # The numeric filters' columns have no index of their own here: one each, and today's
     # plan of a filter keeping few listings reads the table.
-    for column in ("kitchen_area", "building_year", "metro_distance_meters", "floor"):
+    for column in (
+        "kitchen_area",
+        "living_area",
+        "building_year",
+        "metro_distance_meters",
+        "floor",
+    ):
         assert f"CREATE INDEX CONCURRENTLY ON property_listings ({column});" in text
     assert "a filter on kitchen_area that keeps few listings is Seq Scan" in text
     # The test database has the covering index the demo builds (listings/sql).
