@@ -205,12 +205,16 @@ def _floor_of_storeys(r: Request, i: int) -> bool:
     after = i + 3
     if r.kind(after) in {"area", "cur", "uo"} or r.has(after, ROOM_UNITS | AREA_UNITS | METRES):
         return False
+    # a comma between, as a list of a flat's features goes: "квартира, 5/9, цегла"
+    after += r.low(after) == ","
+    before = i - 1 - (r.low(i - 1) == ",")
     material = r.kind(after) == "word" and any(
         vocabulary.canonical("building_type", key) for key in r.keys[after]
     )
-    flat = r.has(i - 1, PROPERTY_WORDS) or r.has(i - 1, ROOMS_WORDS) or r.has(i - 1, ROOM_UNITS)
+    said = (PROPERTY_WORDS, ROOMS_WORDS, ROOM_UNITS)
+    flat = any(r.has(before, words) for words in said)
     # after its area, as listings write it: "3-х кімнатна 75 кв м 4/9", "1-к 35м2 5/5"
-    area = i > 0 and (r.tokens[i - 1].kind == "area" or r.low(i - 1) in AREA_UNITS)
+    area = before >= 0 and (r.tokens[before].kind == "area" or r.low(before) in AREA_UNITS)
     # "1/2" after a flat is as often a half ("квартира 1/2 ціни") as a floor of two storeys
     return material or ((flat or area) and storeys >= 3)
 

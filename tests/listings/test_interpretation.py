@@ -298,6 +298,10 @@ CASES = [
     ("квартира на 5 поверсі з 4", {"floor": 5, "min_floors_count": None}),
     ("3-х кімнатна 75 кв м 4/9", {"floor": 4, "max_floors_count": 9, "rooms_count": 3}),
     ("1-к 35м2 5/5", {"floor": 5, "min_floors_count": 5, "min_area": 31.5}),
+    # listed with commas between
+    ("2-кімнатна квартира, 5/9, цегла", {"floor": 5, "max_floors_count": 9, "rooms_count": 2}),
+    ("квартира 1-к, 35 м2, 3/5, Сихів", {"floor": 3, "max_floors_count": 5, "min_area": 31.5}),
+    ("квартира, 1/2 ціни", {"floor": None}),
     # a bare number after a word for a price; an approximate price or area either side
     ("квартира за 45000", {"max_price": 45000, "min_price": None}),
     ("квартира ціна 55 000 торг", {"max_price": 55000}),
