@@ -117,6 +117,7 @@ SYNONYMS: dict[str, dict[str, str]] = {
         "кирпичный": "brick",
         "панельний": "panel",
         "панельный": "panel",
+        "панелька": "panel",
         "monolithic": "monolith",
         "монолітний": "monolith",
         "монолит": "monolith",

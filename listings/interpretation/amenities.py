@@ -16,6 +16,7 @@ from .words import (
     HEATING_NOUNS,
     HEATING_WORDS,
     PARKING_NOUNS,
+    PARKING_SPACES,
     PARKING_WORDS,
     VIEW_PREPS,
     VIEW_TARGETS,
@@ -106,6 +107,9 @@ def read_parking(r: Request) -> None:
             _take(r, i, r.with_start(i), i + 1, "з паркінгом", {"has_parking": True})
         elif r.has(i, GARAGE_NOUNS) and r.has(i - 1, WITH) and r.says_property_besides("garage"):
             _take(r, i, i - 1, i + 1, "гараж (паркінг)", {"parking_type": "garage"})
+        elif r.has(i, PARKING_SPACES) and r.has(i - 1, WITH) and r.says_property_besides("garage"):
+            # "квартира з машиномісцем": a flat's parking ("машиномісце" alone is the property)
+            _take(r, i, i - 1, i + 1, "з паркінгом", {"has_parking": True})
 
 
 def _a_place_in(r: Request, i: int) -> bool:

@@ -13,6 +13,8 @@ from .words import (
     LIVING,
     NOT_PRICE_AFTER,
     PROPERTY_WORDS,
+    ROOM_UNITS,
+    ROOMS_WORDS,
 )
 
 PLOT_METRES = {"sotka": 100, "hectare": 10_000}
@@ -54,6 +56,11 @@ def read_area(r: Request) -> None:
         kitchen = next((k for k in reversed(before) if r.has(k, KITCHEN)), None)
         cue = kitchen is not None or any(r.has(k, AREA_CUES) for k in before)
         cue = cue or r.has(start - 1, PROPERTY_WORDS)
+        # right after the rooms ("2к 60м", "2 кімнати 60 метрів"), or both ends of a range in
+        # a request for a property ("квартира в Києві від 50 до 80 метрів"): an area too
+        rooms = start - 1 - (r.low(start - 1) == ",")  # "2к, 60 м" too
+        cue = cue or r.has(rooms, ROOM_UNITS | frozenset(ROOMS_WORDS))
+        cue = cue or (low is not None and high is not None and _property_said(r))
         if quantity.unit == "metres" and (not cue or r.has(quantity.end, DISTANCE_AFTER)):
             continue  # "500 метрів до метро": a distance
         if r.has(quantity.end, DISTANCE_AFTER) and r.low(quantity.end + 1) == "метро":
@@ -91,6 +98,10 @@ def _part_area(
     values = {f"min_{part}_area": low, f"max_{part}_area": high}
     label = f"{PART_LABELS[part]} " + range_label(low, high, "м²")
     r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
+
+
+def _property_said(r: Request) -> bool:
+    return any(r.has(k, PROPERTY_WORDS) for k in range(len(r.tokens)))
 
 
 def _kitchen_sized(r: Request, quantity: Quantity) -> bool:

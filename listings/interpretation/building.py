@@ -30,6 +30,8 @@ from .words import (
     YEAR_WORDS,
 )
 
+# A year's ordinal ending ("2020-го", "2015-й"), which says it is a year without its word.
+YEAR_SUFFIXES = frozenset({"го", "ого", "й", "ий", "му", "ому", "м"})
 # The building years a request may say: a number outside them is no year.
 YEARS = (1800, 2100)
 
@@ -74,8 +76,12 @@ def read_year(r: Request) -> None:
             low, high, end = year, year + 9, end + 2  # a decade: "1990-х"
         elif r.low(end) in DASHES | RANGE_TO | AND_WORDS and (other := _year_at(r, end + 1)):
             low, high, end = min(year, other), max(year, other), end + 2
-        said = r.has(end, YEAR_WORDS)
-        end = r.skip_dot(end + 1) if said else end
+        # "2015-го року"; "після 2020-го": an ordinal ending after "після", "до", "з" says a
+        # year, its word unsaid
+        suffixed = r.low(end) in DASHES and r.low(end + 1) in YEAR_SUFFIXES
+        end += 2 if suffixed else 0
+        said = (suffixed and start < i) or r.has(end, YEAR_WORDS)
+        end = r.skip_dot(end + 1) if r.has(end, YEAR_WORDS) else end
         if r.low(end) in ALTERNATIVES - {"/"} and low == high:
             # "2015 року і пізніше", "2000 or earlier"
             if r.has(end + 1, YEAR_AFTER):

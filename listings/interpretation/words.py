@@ -136,6 +136,8 @@ HEATING_ALONE = _map("heating_alone")  # "автономка"
 WARM, FLOOR_SURFACE = _set("warm_words"), _set("floor_surface_nouns")  # "тепла підлога"
 BATHROOM_WORDS, BATHROOM_NOUNS = _map("bathroom_words"), _set("bathroom_nouns")
 PARKING_WORDS, PARKING_NOUNS = _map("parking_words"), _set("parking_nouns")
+# A parking space: the property itself, or a flat's parking "with" it ("з машиномісцем").
+PARKING_SPACES = _set("parking_space_nouns")
 GARAGE_NOUNS = _set("garage_nouns")
 VIEW_TARGETS, WINDOW_WORDS = _map("view_targets"), _set("window_words")
 VIEW_PREPS = _set("view_preps")

@@ -107,6 +107,13 @@ CASES = [
     ("квартира 60 м2 і більше", {"min_area": 60, "max_area": None}),
     ("квартира 40-50 метрів", {"min_area": 40, "max_area": 50}),
     ("квартира біля парку 300 метрів", {"min_area": None, "max_area": None}),
+    # metres right after the rooms, or both ends of a range in a request for a property
+    ("квартира Київ Печерськ 2к 60м 120000$", {"min_area": 54, "max_area": 66, "rooms_count": 2}),
+    ("2к, 60 м, Оболонь", {"min_area": 54, "rooms_count": 2, "district": "Оболонський"}),
+    ("двокімнатна 55 метрів", {"min_area": 49.5, "max_area": 60.5}),
+    ("квартира в Києві від 50 до 80 метрів, 2 кімнати", {"min_area": 50, "max_area": 80}),
+    ("будинок в 300-500 метрах від моря", {"min_area": None, "max_area": None}),
+    ("від 50 до 80 метрів", {"min_area": None}),  # no property said: a distance as likely
     ("будинок 200 метрів від моря", {"min_area": None, "max_area": None}),
     ("flat 50 m2 or less", {"max_area": 50, "min_area": None}),
     ("квартира до 8 тис грн", {"max_price": 8000, "currency": "UAH", "deal_type": "rent_long"}),
@@ -258,6 +265,7 @@ CASES = [
     ("квартира в Києві крім першого поверху", {"min_floor": 2, "floor": None}),
     # building, renovation, balcony
     ("панельний будинок", {"building_type": "panel"}),
+    ("квартира в панельці", {"building_type": "panel"}),
     ("у цегляному будинку", {"building_type": "brick"}),
     ("в кирпичном доме", {"building_type": "brick"}),
     ("з євроремонтом", {"renovation_status": "euro"}),
@@ -365,6 +373,9 @@ CASES = [
     ("квартира з 2 санвузлами", {"bathroom_type": "multiple"}),
     ("квартира з підземним паркінгом", {"parking_type": "underground", "has_parking": None}),
     ("квартира з паркінгом", {"has_parking": True, "parking_type": None}),
+    ("квартира з паркомісцем", {"has_parking": True}),
+    ("квартира з машиномісцем у Києві", {"has_parking": True, "city": "Київ"}),
+    ("машиномісце у Києві", {"property_type": "garage", "has_parking": None}),
     ("квартира без паркінгу", {"has_parking": False}),
     ("будинок з гаражем", {"parking_type": "garage", "property_type": "house"}),
     ("місце в підземному паркінгу", {"property_type": "garage", "parking_type": "underground"}),
@@ -380,6 +391,10 @@ CASES = [
     ("квартира в будинку 1990-х років", {"min_building_year": 1990, "max_building_year": 1999}),
     ("з 2000 по 2010 рік", {"min_building_year": 2000, "max_building_year": 2010}),
     ("built after 2015", {"min_building_year": 2016}),
+    ("квартира в будинку після 2020-го", {"min_building_year": 2021}),
+    ("будинок 2015-го року", {"min_building_year": 2015, "max_building_year": 2015}),
+    ("квартира до 2000-го", {"max_building_year": 1999}),
+    ("квартира 2020-го", {"min_building_year": None}),  # no "року", no "після": unsure
     ("квартира 2015 року і новіше", {"min_building_year": 2015, "max_building_year": None}),
     # how far from the metro, at most; a walk's minutes at 80 m each
     ("квартира 500 м до метро", {"max_metro_distance": 500, "min_area": None}),
