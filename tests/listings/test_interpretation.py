@@ -376,6 +376,12 @@ CASES = [
     ("квартира з паркомісцем", {"has_parking": True}),
     ("квартира з машиномісцем у Києві", {"has_parking": True, "city": "Київ"}),
     ("машиномісце у Києві", {"property_type": "garage", "has_parking": None}),
+    # the house is the property, and its building year or age does not take its word
+    ("будинок не старше 10 років з машиномісцем", {"property_type": "house", "has_parking": True}),
+    (
+        "будинок після 2010 року з машиномісцем",
+        {"property_type": "house", "min_building_year": 2011},
+    ),
     ("квартира без паркінгу", {"has_parking": False}),
     ("будинок з гаражем", {"parking_type": "garage", "property_type": "house"}),
     ("місце в підземному паркінгу", {"property_type": "garage", "parking_type": "underground"}),
