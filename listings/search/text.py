@@ -10,13 +10,15 @@ from typing import Any
 import cachetools
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
+from django.db import connections
 from django.db.models import Case, F, FloatField, IntegerField, OrderBy, Q, Subquery, Value, When
 
 from .. import capabilities, vectorplan
 from ..compiled import TEXT, Placeholder, Settings, Shape, Statements, text_placeholder
+from ..errors import QueryTimeout
 from ..filters import Filters
 from ..models import PropertyListing
-from ..querysets import PropertyListingQuerySet, like_pattern
+from ..querysets import PropertyListingQuerySet, substring_pattern
 from ..results import SearchPage
 from ..runtime import (
     LISTINGS,
@@ -30,7 +32,7 @@ from ..runtime import (
 )
 from ..types import Limit, Offset, OptionalQuery, Query, RawFilters, SortBy, checked
 from .cards import _card
-from .filtering import _prices_left_out, _resolved, live_vocabulary
+from .filtering import _prices_left_out, _resolved, live_vocabulary, within
 from .understood import understood
 
 
@@ -83,6 +85,18 @@ def _text_search_query(text: str, mode: str) -> SearchQuery | None:
 BY_GIN_INDEX = Settings(
     "SELECT set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true)"
 )
+
+
+# The substring fallback's page is first planned as PostgreSQL likes, for SUBSTRING_WALK_MS: a
+# walk down publish_date's index fills a page of a common substring in a few ms ("Оболон" in
+# addresses). Past that it reads the table instead (in parallel), never walking the index: the
+# fallback's words are in no listing's full text, so most match few listings or none, and the
+# walk read every row in date order for a word in none (8.6 s at 1 000 000 listings, against
+# 2.5-2.9 s this way). It comes without its count: a parallel plan computes the count's
+# subquery before the page, even for a page with no row (the table read twice). Bitmap scans
+# stay: a selective filter's btree still finds its rows.
+SUBSTRING_WALK_MS = 300
+BY_TABLE_SCAN = Settings("SELECT set_config('enable_indexscan', 'off', true)")
 
 
 def _any_match(exists: Callable[[], bool]) -> bool:
@@ -241,7 +255,7 @@ def _text_ranked(
     words: tuple[str, ...] = ()
     if mode == "ilike_fallback":
         # one placeholder per word: the statement's shape is their number
-        words = tuple(like_pattern(word) for word in _words(text or ""))
+        words = tuple(substring_pattern(word) for word in _words(text or ""))
     elif text is not None:
         words = (_mode_words(text, mode),)
     if mode in {"filter", "ilike_fallback"} and sort_by == "relevance":
@@ -297,16 +311,30 @@ def _page_and_total(
     key = (database_identity(), cap, key)
     with _broad_lock:
         broad = _broad.get(key)
+    count_in_page = broad is None
 
     def page(*args: str) -> Any:
         rows = ranking.page(*args).cards()
-        if broad is None:
+        if count_in_page:
             counted = up_to_cap(ranking.matched(*args), cap)
             rows = rows.annotate(matches=CappedCount(counted))
         return rows[offset : offset + limit]
 
-    shape = ("text_page", *ranking.shape, broad is None, cap, offset, limit)
-    rows = _TEXT.objects(Shape(shape, page, ranking.keep), ranking.slots, LISTINGS)
+    def rows_under(plan: Settings | None) -> list[Any]:
+        shape = ("text_page", *ranking.shape, count_in_page, cap, offset, limit)
+        return _TEXT.objects(Shape(shape, page, ranking.keep), ranking.slots, LISTINGS, plan)
+
+    if ranking.mode != "ilike_fallback" or connections[LISTINGS].in_atomic_block:
+        # (in a transaction, such as _if_dropped's counts under their own time, a statement
+        # timed out would end it: the page is planned as PostgreSQL likes)
+        rows = rows_under(None)
+    else:
+        try:
+            with _database():
+                rows = rows_under(within(SUBSTRING_WALK_MS))
+        except QueryTimeout:
+            count_in_page = False  # see BY_TABLE_SCAN
+            rows = rows_under(BY_TABLE_SCAN)
     if len(rows) < limit and (rows or not offset):
         return rows, offset + len(rows), True  # the last page: its rows are the count
     if broad is not None:
@@ -315,6 +343,12 @@ def _page_and_total(
     if not rows:  # past the end: the count came with no row
         total, exact = total_of(counted)
         return rows, total, exact
+    if not count_in_page:  # the substring fallback's page read by BY_TABLE_SCAN: counted alone
+        total, exact = total_of(counted)
+        if not exact:  # remembered, as below: the next page is walked for without a count
+            with _broad_lock:
+                _broad[key] = total
+        return rows, max(total, offset + len(rows)), exact
     matches = int(rows[0].matches)
     if matches <= cap:
         return rows, max(matches, offset + len(rows)), True

@@ -7,12 +7,11 @@ import random
 
 import pytest
 from django.contrib.postgres.search import SearchQuery
-from django.db.models import Q
 from pgvector import Vector
 
 from listings.filters import parse_filters
 from listings.models import PropertyListing
-from listings.querysets import PropertyListingQuerySet, QueryVector, like_pattern
+from listings.querysets import PropertyListingQuerySet, QueryVector, substring_pattern
 
 RATES = {"USD": 1.0, "EUR": 0.92, "UAH": 41.5}
 VECTOR = [0.1, 0.2, 0.3]
@@ -113,22 +112,29 @@ def test_any_of_sends_every_id_as_one_array_parameter():
         assert params == (ids,)
 
 
-@pytest.mark.parametrize("word", ["балкон", "100%", "a_b", "back\\slash", "ГРН", "'; --"])
-def test_contains_pattern_writes_what_icontains_writes(word):
-    """containing_words goes through patterns made before the statement (so the ILIKE
-    fallback can be compiled once), with the SQL and parameters of icontains."""
-    ours = compiled(listings().containing_words([word]).only("id"))
-    djangos = compiled(
-        listings()
-        .filter(
-            Q(title__icontains=word)
-            | Q(description__icontains=word)
-            | Q(address_raw__icontains=word)
-        )
-        .only("id")
-    )
-    assert ours == djangos
-    assert like_pattern(word) in ours[1]
+@pytest.mark.parametrize(
+    ("text", "word", "found"),
+    [
+        ("Простора ТЕРАСА з видом", "тераса", True),
+        ("гарантія 100% чистоти", "100%", True),
+        ("a_b", "a_b", True),
+        ("axb", "a_b", False),  # no wildcard: LIKE's _ and %
+        ("abc", "a.c", False),  # no regular expression either
+        ("a.c", "a.c", True),
+        ("back\\slash", "back\\slash", True),
+        ("вартість 1 000 ГРН", "грн", True),
+        ("x'; --", "'; --", True),
+        ("(?i) [a] {2} ^$ |*+", "(?i) [a] {2} ^$ |*+", True),
+        ("кімната", "квартира", False),
+    ],
+)
+def test_a_substring_pattern_matches_its_word_alone_in_any_case(listings_cursor, text, word, found):
+    """containing_words goes through patterns made before the statement (so the substring
+    fallback can be compiled once): the word as it is, in any case, and nothing else."""
+    listings_cursor.execute("SELECT %s::text ~* %s", [text, substring_pattern(word)])
+    assert listings_cursor.fetchone()[0] is found
+    sql, params = compiled(listings().containing_words([word]).only("id"))
+    assert sql.count("::text ~* %s") == 3 and params == (substring_pattern(word),) * 3
 
 
 def test_a_property_type_known_to_the_vocabulary_is_matched_by_its_ids():

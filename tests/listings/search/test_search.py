@@ -176,6 +176,36 @@ def test_ilike_fallback_that_finds_nothing_says_so():
     assert page.listings == []
 
 
+@pytest.mark.parametrize("word", ["імнатн", "щщщщжжжж"])
+def test_a_substring_page_past_its_time_reads_the_table_and_counts_alone(monkeypatch, word):
+    """The substring fallback's page is first planned as PostgreSQL likes; past
+    SUBSTRING_WALK_MS it is read again without walking an index (a word in no listing walked
+    every row of publish_date's index at 1 000 000 listings), the same page either way."""
+    from django.test.utils import CaptureQueriesContext
+
+    from listings.compiled import Settings
+    from listings.search import text
+
+    planned = search.fulltext_search(query=word, limit=5)
+    # a statement that always runs out of time: the page's first try ends as at 1 000 000
+    timed_out = Settings("SELECT set_config('statement_timeout', '1ms', true), pg_sleep(0.05)")
+    monkeypatch.setattr(text, "within", lambda milliseconds: timed_out)
+    with CaptureQueriesContext(connections["listings"]) as sent:
+        scanned = search.fulltext_search(query=word, limit=5)
+    assert scanned.mode == planned.mode == "ilike_fallback"
+    assert [card.id for card in scanned.listings] == [card.id for card in planned.listings]
+    assert (scanned.total, scanned.total_exact) == (planned.total, planned.total_exact)
+    pages = [q["sql"] for q in sent.captured_queries if "~*" in q["sql"] and "LIMIT 5" in q["sql"]]
+    assert len(pages) == 2 and "pg_sleep" in pages[0]
+    assert pages[1].startswith(text.BY_TABLE_SCAN.sql) and "matches" not in pages[1]
+    # without the index walk: the table is read (in parallel where PostgreSQL likes)
+    plain = pages[1].removeprefix(text.BY_TABLE_SCAN.sql + "; ")
+    with text.BY_TABLE_SCAN.held("listings"), connections["listings"].cursor() as cursor:
+        cursor.execute(f"EXPLAIN {plain}")
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Seq Scan on property_listings" in plan and "Index Scan" not in plan
+
+
 def test_no_query_is_a_pure_filter_sorted_newest_first():
     page = search.fulltext_search(filters={"city": "Львів"}, limit=20)
     assert page.mode == "filter"
