@@ -324,10 +324,13 @@ def _page_and_total(
         shape = ("text_page", *ranking.shape, count_in_page, cap, offset, limit)
         return _TEXT.objects(Shape(shape, page, ranking.keep), ranking.slots, LISTINGS, plan)
 
-    if ranking.mode != "ilike_fallback" or connections[LISTINGS].in_atomic_block:
-        # (in a transaction, such as _if_dropped's counts under their own time, a statement
-        # timed out would end it: the page is planned as PostgreSQL likes)
+    if ranking.mode != "ilike_fallback":
         rows = rows_under(None)
+    elif connections[LISTINGS].in_atomic_block:
+        # in a transaction (_if_dropped's searches, each under the time it has left) a
+        # statement timed out would end it: the table is read at once
+        count_in_page = False
+        rows = rows_under(BY_TABLE_SCAN)
     else:
         try:
             with _database():
