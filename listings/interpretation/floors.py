@@ -172,6 +172,9 @@ def read_floor(r: Request) -> None:
                 # "вище п'ятого поверху": from the 6th; "не нижче третього": from the 3rd
                 label, values = _one_floor(op, values["floor"] + r.past_value(op, start))
                 labels, begin = [label], start
+            # "на 3 поверсі, але не останній": a floor read already says what "останній" is
+            floor_read = {"floor", "min_floor", "max_floor"} & r.filters.keys()
+            said = said or (bool(floor_read) and items == [(True, "last")])
             if said and values:
                 r.take(begin, end, ", ".join(labels), values)
 

@@ -205,6 +205,10 @@ CASES = [
     ("від першого до п'ятого поверху", {"min_floor": 1, "max_floor": 5, "floor": None}),
     ("з другого по четвертий поверх", {"min_floor": 2, "max_floor": 4}),
     ("з 2-го по 4-й поверх", {"min_floor": 2, "max_floor": 4}),
+    # "не останній" after a floor read: the floor word said once
+    ("квартира вище 3 поверху але не останній", {"min_floor": 4, "not_top_floor": True}),
+    ("квартира 5 поверх не останній", {"floor": 5, "not_top_floor": True}),
+    ("квартира на 3 поверсі, останній ремонт 2020", {"floor": 3, "top_floor": None}),
     ("більше 2 кімнат", {"min_rooms": 3, "rooms_count": None}),
     ("менше трьох кімнат", {"max_rooms": 2}),
     ("more than 2 rooms", {"min_rooms": 3}),
