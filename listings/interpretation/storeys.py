@@ -51,7 +51,7 @@ def read_storeys(r: Request) -> None:
             found = _COMPOUND.fullmatch(r.low(i))
             if found and not dropped_if_negated(r, i, i + 1):
                 number = int(STOREYS_PREFIXES[found.group("number")])
-                r.take(i, i + 1, *storeys(number, number))
+                r.take(*_with_the_building(r, i, i + 1), *storeys(number, number))
         elif r.kind(i) == "num" and _whole(r, i):
             _number_of_storeys(r, i)
 
@@ -73,7 +73,7 @@ def _number_of_storeys(r: Request, i: int) -> None:
         j += 1
     if r.kind(j) == "word" and _AFTER_NUMBER.fullmatch(r.low(j)):
         if not dropped_if_negated(r, i, j + 1):
-            r.take(i, j + 1, *storeys(number, number))
+            r.take(*_with_the_building(r, i, j + 1), *storeys(number, number))
         return
     op, start = r.operator(i)
     shift = r.past_value(op, start)  # "більше 2 поверхів": from 3
@@ -97,7 +97,22 @@ def _number_of_storeys(r: Request, i: int) -> None:
     low, top = (None, number) if op == "max" else (number, high) if op else (number, number)
     if low is not None and top is not None and low > top:
         low, top = top, low
-    r.take(start, end, *storeys(low, top))
+    r.take(*_with_the_building(r, start, end), *storeys(low, top))
+
+
+def _with_the_building(r: Request, start: int, end: int) -> tuple[int, int]:
+    """The span of storeys widened to the building named beside them when it is a flat's
+    building, not the property ("квартира у 9-поверховому будинку", "квартира в будинку до 5
+    поверхів"): its word left in the text would be searched for."""
+    if not r.says_property_besides("house"):
+        return start, end
+    if r.has(end, BUILDING_NOUNS) and r.free(end):
+        end += 1
+    elif r.has(start - 1, BUILDING_NOUNS) and r.free(start - 1):
+        start -= 1
+    if r.low(start - 1) in {"у", "в", "in", "a"} and r.free(start - 1):
+        start -= 1
+    return start, end
 
 
 def _says_storeys(word: str, alone: int | None) -> bool:

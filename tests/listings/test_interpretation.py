@@ -207,6 +207,9 @@ CASES = [
     ("з 2-го по 4-й поверх", {"min_floor": 2, "max_floor": 4}),
     # "не останній" after a floor read: the floor word said once
     ("квартира вище 3 поверху але не останній", {"min_floor": 4, "not_top_floor": True}),
+    # a flat's building beside its storeys goes with them, not into the searched text
+    ("квартира в будинку до 5 поверхів", {"max_floors_count": 5, "property_type": "apartment"}),
+    ("квартира у 9-поверховому будинку", {"min_floors_count": 9, "max_floors_count": 9}),
     ("квартира 5 поверх не останній", {"floor": 5, "not_top_floor": True}),
     ("квартира на 3 поверсі, останній ремонт 2020", {"floor": 3, "top_floor": None}),
     ("більше 2 кімнат", {"min_rooms": 3, "rooms_count": None}),
@@ -491,6 +494,20 @@ NOT_READ = [
     ("10 хвилин транспортом до метро", {}, ["max_metro_distance"]),
     ("квартира біля метро", {}, ["max_metro_distance"]),
 ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "квартира в будинку до 5 поверхів",
+        "квартира у 9-поверховому будинку",
+        "квартира у будинку вище 9 поверхів",
+        "квартира в 9-поверховому цегляному будинку",
+    ],
+)
+def test_a_flats_building_leaves_no_word_to_search_for(gazetteer, text):
+    # "будинку" left in the text made full-text search require the word in every listing
+    assert read(text, gazetteer).text == ""
 
 
 def test_a_negated_value_leaves_the_searched_text_too(gazetteer):
