@@ -10,7 +10,7 @@ from typing import Any
 import cachetools
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank
-from django.db import connections
+from django.db import DatabaseError, connections
 from django.db.models import Case, F, FloatField, IntegerField, OrderBy, Q, Subquery, Value, When
 
 from .. import capabilities, vectorplan
@@ -26,6 +26,7 @@ from ..runtime import (
     _rates,
     _timing,
     database_identity,
+    database_trouble,
     estimated_count,
     total_of,
     up_to_cap,
@@ -333,9 +334,10 @@ def _page_and_total(
         rows = rows_under(BY_TABLE_SCAN)
     else:
         try:
-            with _database():
-                rows = rows_under(within(SUBSTRING_WALK_MS))
-        except QueryTimeout:
+            rows = rows_under(within(SUBSTRING_WALK_MS))
+        except DatabaseError as exc:  # (the caller's _database() times it, once)
+            if not isinstance(database_trouble(exc), QueryTimeout):
+                raise
             count_in_page = False  # see BY_TABLE_SCAN
             rows = rows_under(BY_TABLE_SCAN)
     if len(rows) < limit and (rows or not offset):
