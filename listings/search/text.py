@@ -93,9 +93,11 @@ BY_GIN_INDEX = Settings(
 # addresses). Past that it reads the table instead (in parallel), never walking the index: the
 # fallback's words are in no listing's full text, so most match few listings or none, and the
 # walk read every row in date order for a word in none (8.6 s at 1 000 000 listings, against
-# 2.5-2.9 s this way). It comes without its count: a parallel plan computes the count's
-# subquery before the page, even for a page with no row (the table read twice). Bitmap scans
-# stay: a selective filter's btree still finds its rows.
+# 2.9-3.3 s this way). It comes without its count, counted alone when the page is full: a
+# parallel plan computes the count's subquery before the page, even for a page with no row
+# (the table read twice), and in the walk the count of a common substring took the page
+# past its time ("Хрещат": 2.2 s for the first page, 16 ms without). Bitmap scans stay: a
+# selective filter's btree still finds its rows.
 SUBSTRING_WALK_MS = 300
 BY_TABLE_SCAN = Settings("SELECT set_config('enable_indexscan', 'off', true)")
 
@@ -312,7 +314,9 @@ def _page_and_total(
     key = (database_identity(), cap, key)
     with _broad_lock:
         broad = _broad.get(key)
-    count_in_page = broad is None
+    # The substring fallback's page comes without its count (see BY_TABLE_SCAN)
+    substring = ranking.mode == "ilike_fallback"
+    count_in_page = broad is None and not substring
 
     def page(*args: str) -> Any:
         rows = ranking.page(*args).cards()
@@ -325,12 +329,11 @@ def _page_and_total(
         shape = ("text_page", *ranking.shape, count_in_page, cap, offset, limit)
         return _TEXT.objects(Shape(shape, page, ranking.keep), ranking.slots, LISTINGS, plan)
 
-    if ranking.mode != "ilike_fallback":
+    if not substring:
         rows = rows_under(None)
     elif connections[LISTINGS].in_atomic_block:
         # in a transaction (_if_dropped's searches, each under the time it has left) a
         # statement timed out would end it: the table is read at once
-        count_in_page = False
         rows = rows_under(BY_TABLE_SCAN)
     else:
         try:
@@ -338,7 +341,6 @@ def _page_and_total(
         except DatabaseError as exc:  # (the caller's _database() times it, once)
             if not isinstance(database_trouble(exc), QueryTimeout):
                 raise
-            count_in_page = False  # see BY_TABLE_SCAN
             rows = rows_under(BY_TABLE_SCAN)
     if len(rows) < limit and (rows or not offset):
         return rows, offset + len(rows), True  # the last page: its rows are the count
@@ -348,7 +350,7 @@ def _page_and_total(
     if not rows:  # past the end: the count came with no row
         total, exact = total_of(counted)
         return rows, total, exact
-    if not count_in_page:  # the substring fallback's page read by BY_TABLE_SCAN: counted alone
+    if not count_in_page:  # the substring fallback's page: counted alone
         total, exact = total_of(counted)
         if not exact:  # remembered, as below: the next page is walked for without a count
             with _broad_lock:
