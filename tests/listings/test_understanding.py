@@ -335,6 +335,28 @@ def test_a_full_text_page_emptied_by_its_words_says_so():
     assert dropped[("city",)] == 0  # the word is nowhere
 
 
+def test_a_search_again_is_not_tried_when_the_page_took_longer_than_the_time_left():
+    from listings.search import understood as hook
+
+    searched_again = []
+
+    def again(**kwargs):
+        searched_again.append(kwargs)
+        return search.fulltext_search(**kwargs)
+
+    page = search.fulltext_search(query="зюзюкавиця", filters={"city": "Львів"}, limit=5)
+    filters = search._resolved({"city": "Львів"})
+    kwargs = {"limit": 5}
+    quick = hook._if_dropped(again, page, "зюзюкавиця", filters, kwargs, took_ms=5)
+    assert {tuple(entry.dropped) for entry in quick} == {("query",), ("city",), ("listing_status",)}
+    assert len(searched_again) == 2
+    # a page that took past the budget: only the count without the words
+    searched_again.clear()
+    slow = hook._if_dropped(again, page, "зюзюкавиця", filters, kwargs, took_ms=5000)
+    assert [entry.dropped for entry in slow] == [["query"]] and searched_again == []
+    assert slow[0].total == quick[0].total > 0
+
+
 def test_a_page_with_listings_or_past_the_end_has_no_if_dropped():
     assert search.semantic_search(query=REQUEST, limit=3, interpret=True).if_dropped is None
     far = search.fulltext_search(query=None, filters={"city": "Львів"}, limit=5, offset=10000)
