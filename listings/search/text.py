@@ -308,8 +308,9 @@ def _page_and_total(
     ranking: TextRanking, *, key: Hashable, offset: int, limit: int
 ) -> tuple[list[Any], int, bool]:
     """The page's rows and (total, exact) as total_of gives them, in one statement for most
-    searches: the page carries a count of the matches capped at TOTAL_COUNT_CAP + 1. Past
-    the cap the planner's estimate is the total (an EXPLAIN, then remembered for the key)."""
+    searches: the page carries a count of the matches capped at TOTAL_COUNT_CAP + 1 (not the
+    substring fallback's: see BY_TABLE_SCAN). Past the cap the planner's estimate is the
+    total (an EXPLAIN, then remembered for the key)."""
     cap = settings.TOTAL_COUNT_CAP
     key = (database_identity(), cap, key)
     with _broad_lock:
