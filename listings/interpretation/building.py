@@ -19,6 +19,7 @@ from .words import (
     DASHES,
     FILLERS,
     NEGATIONS,
+    PERSONS,
     PROPERTY_WORDS,
     PUBLISHED,
     RANGE_TO,
@@ -154,6 +155,8 @@ def read_age(r: Request) -> None:
             older, strict, end = op == "min", r.past_value(op, start) != 0, end + 1
         else:
             continue
+        if any(r.has(k, PERSONS) for k in range(max(0, start - 3), start)):
+            continue  # "для людей старше 60 років": a person's age
         age = int(years) + (1 if strict and older else -1 if strict else 0)
         low, high = (None, r.this_year - age) if older else (r.this_year - age, None)
         start = _with_its_building(r, start)

@@ -25,7 +25,7 @@ from .metro import read_metro, read_metro_distance
 from .morphology import grammemes, lemmas, normal
 from .places import Gazetteer, Place
 from .price import read_price
-from .request import Interpretation, Request, dropped_if_negated
+from .request import Chip, Interpretation, Request, dropped_if_negated
 from .rooms import read_rooms
 from .storeys import read_storeys
 from .words import (
@@ -34,6 +34,7 @@ from .words import (
     DISTRICT_CUES,
     FRAMING,
     FROM,
+    KEPT_PROPERTY_WORDS,
     OUTSKIRTS,
     PLACE_PREPS,
     PROPERTY_WORDS,
@@ -57,6 +58,7 @@ def _property(r: Request) -> None:
                 continue  # "не будинок"
             found.append((i, slug))
     if not found:
+        _kind_of_property(r)
         return
     for (i, slug), (k, other) in itertools.pairwise(found):
         if other != slug and k == i + 2 and r.low(i + 1) in ALTERNATIVES:
@@ -68,6 +70,17 @@ def _property(r: Request) -> None:
             # "земельна ділянка", "комерційне приміщення": two words for one type
             end = i + 2 if (i + 1, chosen) in found else i + 1
             r.take(i, end, r.property_types[chosen], {"property_type": chosen})
+            return
+
+
+def _kind_of_property(r: Request) -> None:
+    """ "пентхаус": its type read (a flat), the word kept in the searched text, as "студія"."""
+    for i in range(len(r.tokens)):
+        slug = str(r.value(i, KEPT_PROPERTY_WORDS)) if r.kind(i) == "word" else ""
+        if slug in r.property_types and not dropped_if_negated(r, i, i + 1):
+            r.filters["property_type"] = slug
+            label = f"{r.property_types[slug]} ({r.tokens[i].text})"
+            r.chips.append(Chip(label, ("property_type",), r.tokens[i].start, r.tokens[i].end))
             return
 
 

@@ -92,6 +92,11 @@ YEAR_FROM, YEAR_AFTER, YEAR_BEFORE = (
     _set("year_after"),
     _set("year_before"),
 )
+# People, whose age is not a building's ("для людей старше 60 років").
+PERSONS = _set("person_words")
+# Words for a kind of a property type that say more than the type: the type is read and the
+# word stays in the searched text ("пентхаус" is a flat, and a particular one).
+KEPT_PROPERTY_WORDS = _map("kept_property_words")
 # A building's age: "не старше 10 років", "молодше 5 лет", "less than 10 years old".
 AGE_OLDER, AGE_YOUNGER, AGE_UNITS = (
     _set("age_older"),

@@ -389,6 +389,8 @@ CASES = [
         "будинок після 2010 року з машиномісцем",
         {"property_type": "house", "min_building_year": 2011},
     ),
+    ("пентхаус у Києві", {"property_type": "apartment", "city": "Київ"}),
+    ("penthouse in Kyiv", {"property_type": "apartment"}),
     ("квартира без паркінгу", {"has_parking": False}),
     ("будинок з гаражем", {"parking_type": "garage", "property_type": "house"}),
     ("місце в підземному паркінгу", {"property_type": "garage", "parking_type": "underground"}),
@@ -747,6 +749,18 @@ def test_a_buildings_age_counts_from_this_year(gazetteer, text, expected):
     years = {k: v for k, v in understood.filters.items() if k.endswith("building_year")}
     assert years == expected
     assert not {"років", "лет", "years", "старше", "молодше"} & set(understood.text.split())
+
+
+def test_a_kind_of_flat_is_a_flat_and_stays_in_the_searched_text(gazetteer):
+    reading = read("пентхаус з терасою", gazetteer)
+    assert reading.filters == {"property_type": "apartment"} and "пентхаус" in reading.text
+    assert [chip.label for chip in reading.chips] == ["Квартира (пентхаус)"]
+
+
+def test_a_persons_age_is_no_buildings(gazetteer):
+    for text in ("здам квартиру для людей старше 60 років", "власник старше 60 років"):
+        reading = read(text, gazetteer)
+        assert "max_building_year" not in reading.filters and "60" in reading.text
 
 
 def test_a_buildings_age_counts_from_today_by_default(gazetteer):
