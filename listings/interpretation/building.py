@@ -20,12 +20,10 @@ from .words import (
     FILLERS,
     NEGATIONS,
     PERSONS,
-    PROPERTY_WORDS,
     PUBLISHED,
     RANGE_TO,
     RENOVATION_NOUNS,
     RENOVATION_WORDS,
-    WITH,
     WITHOUT,
     YEAR_AFTER,
     YEAR_BEFORE,
@@ -114,20 +112,9 @@ def _with_its_building(r: Request, start: int) -> int:
     будинок після 2010 року" (the flat's building)."""
     if r.has(start - 1, BUILDING_NOUNS) and r.low(start - 2) in {"у", "в", "a"}:
         return start - 2
-    if r.has(start - 1, BUILDING_NOUNS) and _flat_in_it(r):
+    if r.has(start - 1, BUILDING_NOUNS) and r.says_property_besides("house"):
         return start - 1
     return start
-
-
-def _flat_in_it(r: Request) -> bool:
-    """Whether a property besides a house is what the request is for, so that "будинок" names
-    its building: "квартира, будинок після 2010 року", not "будинок … з машиномісцем"."""
-    return any(
-        r.has(k, PROPERTY_WORDS)
-        and r.value(k, PROPERTY_WORDS) != "house"
-        and not r.has(k - 1, WITH)
-        for k in range(len(r.tokens))
-    )
 
 
 def read_age(r: Request) -> None:

@@ -191,11 +191,24 @@ class Request:
         return i - 1 if self.has(i - 1, WITH) else i
 
     def says_property_besides(self, slug: str) -> bool:
-        """Whether a property type other than `slug` is said ("квартира" beside "будинок")."""
+        """Whether a property type other than `slug` is said ("квартира" beside "будинок"), as
+        the property, not as what it comes with ("будинок з машиномісцем")."""
         return any(
-            self.has(k, PROPERTY_WORDS) and self.value(k, PROPERTY_WORDS) != slug
+            self.has(k, PROPERTY_WORDS)
+            and self.value(k, PROPERTY_WORDS) != slug
+            and not self.said_with(k)
             for k in range(len(self.tokens))
         )
+
+    def said_with(self, k: int) -> bool:
+        """Whether the property word at token k follows "з", "with": something the property
+        comes with ("з машиномісцем", "з земельною ділянкою", its first word between)."""
+        j = k - 1
+        if self.has(j, PROPERTY_WORDS) and self.value(j, PROPERTY_WORDS) == self.value(
+            k, PROPERTY_WORDS
+        ):
+            j -= 1  # "земельною ділянкою": one type in two words
+        return self.has(j, WITH)
 
     def count(self, i: int) -> float | None:
         """The number at token i, in digits or in a word ("2", "дві", "двома", "two")."""

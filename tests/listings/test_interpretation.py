@@ -389,6 +389,8 @@ CASES = [
         "будинок після 2010 року з машиномісцем",
         {"property_type": "house", "min_building_year": 2011},
     ),
+    ("будинок після 2010 року з земельною ділянкою", {"property_type": "house"}),
+    ("ділянка з будинком 10 соток", {"property_type": "land", "min_area": 900}),
     ("пентхаус у Києві", {"property_type": "apartment", "city": "Київ"}),
     ("penthouse in Kyiv", {"property_type": "apartment"}),
     ("квартира без паркінгу", {"has_parking": False}),
