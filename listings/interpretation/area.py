@@ -44,14 +44,13 @@ def read_area(r: Request) -> None:
             continue
         # the range's far end first: "від 40 до 60 метрів" is no distance "40 [метрів] до"
         op, low, high, end = r.limits(quantity, op)
+        bare = op is None and quantity.high is None  # one value, no bound said
         # "площею 60 метрів"; "квартира 40-50 метрів" too: metres right after a flat are its
         # area ("квартира біля парку 300 метрів" is a distance)
         before = range(max(0, start - 3), start)
         living = next((k for k in reversed(before) if r.has(k, LIVING)), None)
         if living is not None:  # "житлова площа 40 м²": not the total area
-            _part_area(
-                r, "living", living, end, low, high, bare=op is None and quantity.high is None
-            )
+            _part_area(r, "living", living, end, low, high, bare=bare)
             continue
         kitchen = next((k for k in reversed(before) if r.has(k, KITCHEN)), None)
         cue = kitchen is not None or any(r.has(k, AREA_CUES) for k in before)
@@ -59,20 +58,19 @@ def read_area(r: Request) -> None:
         # right after the rooms ("2к 60м", "2 кімнати 60 метрів"), or both ends of a range in
         # a request for a property ("квартира в Києві від 50 до 80 метрів"): an area too
         rooms = start - 1 - (r.low(start - 1) == ",")  # "2к, 60 м" too
-        cue = cue or r.has(rooms, ROOM_UNITS | frozenset(ROOMS_WORDS))
+        cue = cue or r.has(rooms, ROOM_UNITS) or r.has(rooms, ROOMS_WORDS)
         cue = cue or (low is not None and high is not None and _property_said(r))
         if quantity.unit == "metres" and (not cue or r.has(quantity.end, DISTANCE_AFTER)):
             continue  # "500 метрів до метро": a distance
         if r.has(quantity.end, DISTANCE_AFTER) and r.low(quantity.end + 1) == "метро":
             continue
         if kitchen is not None:
-            bare = op is None and quantity.high is None
             _part_area(r, "kitchen", kitchen, end, low, high, bare=bare)
             continue
         if quantity.unit in PLOT_METRES:
-            _plot(r, quantity, start, end, low, high, bare=op is None and quantity.high is None)
+            _plot(r, quantity, start, end, low, high, bare=bare)
             continue
-        if op is None and quantity.high is None:
+        if bare:
             start -= 1 if r.has(start - 1, APPROX) else 0  # "близько 70 м2"
             low, high = either_side(quantity.low, BARE_AREA_SPREAD)
             label = f"≈ {number_text(quantity.low)} м²"
