@@ -92,12 +92,12 @@ BY_GIN_INDEX = Settings(
 # walk down publish_date's index fills a page of a common substring in a few ms ("Оболон" in
 # addresses). Past that it reads the table instead (in parallel), never walking the index: the
 # fallback's words are in no listing's full text, so most match few listings or none, and the
-# walk read every row in date order for a word in none (8.6 s at 1 000 000 listings, against
-# 2.9-3.3 s this way). It comes without its count, counted alone when the page is full: a
-# parallel plan computes the count's subquery before the page, even for a page with no row
-# (the table read twice), and in the walk the count of a common substring took the page
-# past its time ("Хрещат": 2.2 s for the first page, 16 ms without). Bitmap scans stay: a
-# selective filter's btree still finds its rows.
+# walk read every row in date order for a word in none (a call took 8.6 s at 1 000 000
+# listings; 1.9-2.3 s this way, _if_dropped's searches left out). It comes without its count,
+# counted alone when the page is full: a parallel plan computes the count's subquery before
+# the page, even for a page with no row (the table read twice), and in the walk the count of
+# a common substring took the page past its time ("Хрещат": 2.2 s for the first page, 16 ms
+# without). Bitmap scans stay: a selective filter's btree still finds its rows.
 SUBSTRING_WALK_MS = 300
 BY_TABLE_SCAN = Settings("SELECT set_config('enable_indexscan', 'off', true)")
 
