@@ -381,6 +381,7 @@ CASES = [
     ("квартира з підземним паркінгом", {"parking_type": "underground", "has_parking": None}),
     ("квартира з паркінгом", {"has_parking": True, "parking_type": None}),
     ("квартира з паркомісцем", {"has_parking": True}),
+    ("квартира с паркингом", {"has_parking": True}),
     ("квартира з машиномісцем у Києві", {"has_parking": True, "city": "Київ"}),
     ("машиномісце у Києві", {"property_type": "garage", "has_parking": None}),
     # the house is the property, and its building year or age does not take its word
