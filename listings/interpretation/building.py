@@ -188,7 +188,10 @@ def read_balcony(r: Request) -> None:
             else:
                 counted = r.count(i - 1) is not None
                 start = r.with_start(i - 1 if counted else i)  # "з 2 балконами": one at least
-                r.take(start, i + 1, "з балконом", {"has_balcony": True})
+                end = i + 1
+                if r.low(end) in ALTERNATIVES and r.has(end + 1, BALCONY) and r.free(end + 1):
+                    end += 2  # "з балконом або лоджією": a loggia is a balcony too
+                r.take(start, end, "з балконом", {"has_balcony": True})
 
 
 def read_building(r: Request) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from .request import Request, number_text
 from .words import (
     APPROX,
+    DASHES,
     DISTANCE_AFTER,
     KILOMETRES,
     METRES,
@@ -51,6 +52,7 @@ def read_metro_distance(r: Request) -> None:
             start -= 1  # "пішки 5 хвилин до метро"
         if op is None and r.has(start - 1, APPROX):
             start -= 1  # "близько 10 хвилин до метро": that far, at most
+        start = _lower_end(r, op, start)
         metres, end, minutes = _distance(r, i)
         if metres is None or r.has(end, TRANSPORT):
             continue
@@ -67,6 +69,18 @@ def read_metro_distance(r: Request) -> None:
         said = f"{number_text(minutes)} хв пішки, " if minutes is not None else ""
         label = f"до метро ≤ {said}{number_text(metres)} м"
         r.take(start, end, label, {"max_metro_distance": round(metres)})
+
+
+def _lower_end(r: Request, op: str | None, start: int) -> int:
+    """Where a distance's range starts when its lower end comes first ("200-300 м до метро",
+    "від 200 до 300 метрів"): only its upper end is a filter, so the lower is read with it
+    instead of staying in the searched text."""
+    if op is None and r.low(start - 1) in DASHES and r.kind(start - 2) == "num":
+        return start - 2 if r.free(start - 2) else start
+    if op == "max" and r.kind(start - 1) == "num" and r.free(start - 1):
+        before, at = r.operator(start - 1)
+        return at if before == "min" else start
+    return start
 
 
 def _distance(r: Request, i: int) -> tuple[float | None, int, float | None]:

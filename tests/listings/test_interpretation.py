@@ -77,6 +77,10 @@ CASES = [
     ("квартира 3 кім. 75 кв.м.", {"rooms_count": 3, "min_area": 67.5, "max_area": 82.5}),
     ("at most 2 rooms", {"max_rooms": 2}),
     ("3 bedroom flat", {"rooms_count": 3, "property_type": "apartment"}),
+    # bedrooms count as rooms, in every language (as "3 bedroom flat" does)
+    ("2 спальні квартира в Києві", {"rooms_count": 2, "city": "Київ"}),
+    ("квартира с двумя спальнями", {"rooms_count": 2, "property_type": "apartment"}),
+    ("будинок від 3 спалень", {"min_rooms": 3, "property_type": "house"}),
     # prices
     ("до 60 тисяч доларів", {"max_price": 60000, "currency": "USD", "deal_type": "sale"}),
     ("до 2 млн грн", {"max_price": 2_000_000, "currency": "UAH"}),
@@ -417,6 +421,10 @@ CASES = [
     # how far from the metro, at most; a walk's minutes at 80 m each
     ("квартира 500 м до метро", {"max_metro_distance": 500, "min_area": None}),
     ("до метро не більше 1 км", {"max_metro_distance": 1000}),
+    # a range's upper end is the most it may be
+    ("квартира 200-300 метрів до метро", {"max_metro_distance": 300}),
+    ("від 200 до 300 м до метро", {"max_metro_distance": 300}),
+    ("до метро 300-500 м", {"max_metro_distance": 500}),
     ("у 5 хвилинах пішки від метро", {"max_metro_distance": 400}),
     ("10 min walk to the metro", {"max_metro_distance": 800}),
     ("до метро пішки 10 хвилин", {"max_metro_distance": 800}),
@@ -643,6 +651,11 @@ def test_shorthand_and_approximations_leave_no_words_and_a_renovation_year_stays
         "квартира приблизно 60 тис",
         "квартира близько 70 м2",
         "близько 10 хвилин пішки до метро",
+        "квартира 200-300 метрів до метро",
+        "від 200 до 300 м до метро",
+        "5-10 хвилин пішки до метро",
+        "квартира з балконом або лоджією",
+        "квартира с двумя спальнями",
     ):
         assert read(text, gazetteer).text == "", text
     assert read("квартира з ремонтом 2020 року", gazetteer).text == "ремонтом 2020 року"
