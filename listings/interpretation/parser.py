@@ -32,6 +32,7 @@ from .words import (
     ALTERNATIVES,
     CONJUNCTIONS,
     DISTRICT_CUES,
+    FLAT_SHORT,
     FRAMING,
     FROM,
     KEPT_PROPERTY_WORDS,
@@ -57,6 +58,8 @@ def _property(r: Request) -> None:
             if dropped_if_negated(r, i, i + 1):
                 continue  # "не будинок"
             found.append((i, slug))
+        elif r.low(i) in FLAT_SHORT and r.free(i) and "apartment" in r.property_types:
+            found.append((i, "apartment"))  # an area's "кв" ("60 кв м") was taken before
     if not found:
         _kind_of_property(r)
         return

@@ -97,6 +97,8 @@ PERSONS = _set("person_words")
 # Words for a kind of a property type that say more than the type: the type is read and the
 # word stays in the searched text ("пентхаус" is a flat, and a particular one).
 KEPT_PROPERTY_WORDS = _map("kept_property_words")
+# "кв" for a flat where no number makes it square metres ("1к кв.", "продам кв у Львові")
+FLAT_SHORT = _set("flat_abbreviations")
 # A building's age: "не старше 10 років", "молодше 5 лет", "less than 10 years old".
 AGE_OLDER, AGE_YOUNGER, AGE_UNITS = (
     _set("age_older"),

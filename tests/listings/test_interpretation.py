@@ -77,6 +77,11 @@ CASES = [
     ("квартира 3 кім. 75 кв.м.", {"rooms_count": 3, "min_area": 67.5, "max_area": 82.5}),
     ("at most 2 rooms", {"max_rooms": 2}),
     ("3 bedroom flat", {"rooms_count": 3, "property_type": "apartment"}),
+    # "кв" for a flat, where no number before it makes it square metres
+    ("1к кв.", {"rooms_count": 1, "property_type": "apartment"}),
+    ("продам кв у Львові", {"property_type": "apartment", "city": "Львів"}),
+    ("квартира 60 кв м", {"min_area": 54.0, "max_area": 66.0}),
+    ("60 кв", {"min_area": 54.0, "property_type": None}),
     # bedrooms count as rooms, in every language (as "3 bedroom flat" does)
     ("2 спальні квартира в Києві", {"rooms_count": 2, "city": "Київ"}),
     ("квартира с двумя спальнями", {"rooms_count": 2, "property_type": "apartment"}),
@@ -656,6 +661,7 @@ def test_shorthand_and_approximations_leave_no_words_and_a_renovation_year_stays
         "5-10 хвилин пішки до метро",
         "квартира з балконом або лоджією",
         "квартира с двумя спальнями",
+        "3к кв 80м2",
     ):
         assert read(text, gazetteer).text == "", text
     assert read("квартира з ремонтом 2020 року", gazetteer).text == "ремонтом 2020 року"
