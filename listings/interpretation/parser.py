@@ -23,6 +23,7 @@ from .deal import deal_by_price, likely_currency, read_deal
 from .floors import read_floor
 from .metro import read_metro, read_metro_distance
 from .morphology import grammemes, lemmas, normal
+from .order import read_order
 from .places import Gazetteer, Place
 from .price import read_price
 from .request import Chip, Interpretation, Request, dropped_if_negated
@@ -241,17 +242,21 @@ def interpret(
     property_types: Mapping[str, str],
     currencies: Mapping[str, str],
     this_year: int | None = None,
+    orders: bool = False,
 ) -> Interpretation:
     """`text` read into filters (names of listings.filters.Filters) and what is left of it.
 
     `property_types`: slug -> name of the types present; `currencies`: the currency aliases
     (vocabulary.currency_aliases); `this_year`, what a building's age counts from (today's
-    by default). Nothing is read from the database here.
+    by default); `orders`, whether an order asked for is read ("найдешевші": the search can
+    sort) or left in the text. Nothing is read from the database here.
     """
     r = Request(text, gazetteer, property_types, currencies)
     r.this_year = this_year or datetime.date.today().year
     for rule in RULES:
         rule(r)
+    if orders:
+        read_order(r)
     _property(r)
     _places(r)
     if "currency" in r.filters:
@@ -272,5 +277,9 @@ def interpret(
         if any(r.used[i] for i, token in enumerate(r.tokens) if token.text == given)
     }
     return Interpretation(
-        filters=dict(r.filters), text=_remaining(r), chips=chips, corrected=corrected
+        filters=dict(r.filters),
+        text=_remaining(r),
+        chips=chips,
+        corrected=corrected,
+        order=r.order,
     )

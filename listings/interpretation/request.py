@@ -83,6 +83,8 @@ class Interpretation:
     chips: tuple[Chip, ...] = ()
     # Words read as another ("Кеїв" -> "Київ"): a one-letter typo or Latin look-alikes.
     corrected: dict[str, str] = field(default_factory=dict)
+    # The order asked for, a sort_by ("найдешевші": price_asc); only with interpret(orders=True).
+    order: str | None = None
 
 
 @dataclass
@@ -147,6 +149,7 @@ class Request:
     chips: list[Chip] = field(default_factory=list)
     corrected: dict[str, str] = field(default_factory=dict)
     this_year: int = 0  # what a building's age counts from ("не старше 10 років")
+    order: str | None = None  # a sort_by asked for ("найдешевші": price_asc)
 
     def __post_init__(self) -> None:
         self.tokens = numerals(tokenize(self.text))

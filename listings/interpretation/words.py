@@ -99,6 +99,11 @@ PERSONS = _set("person_words")
 KEPT_PROPERTY_WORDS = _map("kept_property_words")
 # "кв" for a flat where no number makes it square metres ("1к кв.", "продам кв у Львові")
 FLAT_SHORT = _set("flat_abbreviations")
+# The order asked for (order.py): a word alone ("найдешевші", "cheapest"), a word after "most"
+# ("самые дорогие", "the most expensive"), a word before "оголошення" ("нові оголошення").
+ORDER_WORDS, ORDER_AFTER_MOST = _map("order_words"), _map("order_after_most")
+ORDER_OF_LISTINGS, LISTING_NOUNS = _map("order_of_listings"), _set("listing_nouns")
+MOST_WORDS = _set("most_words")
 # A building's age: "не старше 10 років", "молодше 5 лет", "less than 10 years old".
 AGE_OLDER, AGE_YOUNGER, AGE_UNITS = (
     _set("age_older"),

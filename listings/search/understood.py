@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import time
 from collections.abc import Callable
 from typing import Any
@@ -24,14 +25,22 @@ from .filtering import _resolved, budgeted_count, live_vocabulary, one_dropped, 
 IF_DROPPED_BUDGET_MS = 1000
 
 
-def read_query(text: str) -> Interpretation:
-    """`text` read with the live place names, property types and currency spellings."""
+def read_query(text: str, *, orders: bool = False) -> Interpretation:
+    """`text` read with the live place names, property types and currency spellings; with
+    `orders`, an order asked for too ("найдешевші": the search sorts)."""
     return interpret(
         text,
         gazetteer=understanding.live_gazetteer(),
         property_types=understanding.live_property_types(),
         currencies=live_vocabulary().aliases,
+        orders=orders,
     )
+
+
+def _sorts(search_function: Callable[..., SearchPage]) -> bool:
+    """Whether the search takes a sort_by (full text and filters do; semantic and hybrid rank
+    by relevance alone, so an order asked for stays in their searched text)."""
+    return "sort_by" in inspect.signature(search_function).parameters
 
 
 def understood(*, empty_text: str = "query") -> Callable[[Callable[..., SearchPage]], Any]:
@@ -80,9 +89,17 @@ def understood(*, empty_text: str = "query") -> Callable[[Callable[..., SearchPa
         ) -> tuple[SearchPage, dict[str, Any]]:
             text = query_text(query)
             explicit = _resolved(filters)
-            reading, refused = understanding.refuse(read_query(text))
+            reading, refused = understanding.refuse(
+                read_query(text, orders=_sorts(search_function))
+            )
             merged, overridden = understanding.merge(explicit, reading.filters)
             searched: str | None = reading.text or (text if empty_text == "query" else None)
+            if reading.order is not None:
+                # an order asked for sorts the page unless the caller chose one
+                if kwargs.get("sort_by") in {None, "relevance"}:
+                    kwargs = {**kwargs, "sort_by": reading.order}
+                else:
+                    overridden = [*overridden, "sort_by"]
             page = search_function(query=searched, filters=merged, **kwargs)
             interpreted = Interpreted(
                 filters=reading.filters,

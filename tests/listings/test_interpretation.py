@@ -38,10 +38,14 @@ def gazetteer() -> Gazetteer:
     return Gazetteer.build(VALUES, LOCATED)
 
 
-def read(text: str, gazetteer: Gazetteer):
+def read(text: str, gazetteer: Gazetteer, *, orders: bool = False):
     currencies = vocabulary.currency_aliases({}, ["USD", "EUR", "UAH"])
     return interpret(
-        text, gazetteer=gazetteer, property_types=PROPERTY_TYPES, currencies=currencies
+        text,
+        gazetteer=gazetteer,
+        property_types=PROPERTY_TYPES,
+        currencies=currencies,
+        orders=orders,
     )
 
 
@@ -457,6 +461,8 @@ NOT_READ = [
     ("500 метрів до метро", {}, ["min_area", "max_area", "max_price", "min_price"]),
     ("500 м до метро", {}, ["min_area", "max_area"]),
     ("з видом на Дніпро", {"window_view": "water"}, ["city", "metro_station"]),
+    ("квартира с видом на Днепр", {"window_view": "water"}, ["city", "metro_station"]),
+    ("flat with a view of the Dnipro", {"window_view": "water"}, ["city", "metro_station"]),
     # a garage alone is the property; a bathroom said against sets none
     ("гараж у Львові", {"property_type": "garage"}, ["parking_type", "has_parking"]),
     ("квартира не з суміжним санвузлом", {}, ["bathroom_type"]),
@@ -804,3 +810,33 @@ def test_a_buildings_age_counts_from_today_by_default(gazetteer):
 )
 def test_a_rooms_bound_is_labelled_in_the_genitive(gazetteer, text, label):
     assert [chip.label for chip in read(text, gazetteer).chips] == [label]
+
+
+@pytest.mark.parametrize(
+    ("text", "order", "left"),
+    [
+        ("найдешевші квартири у Києві", "price_asc", ""),
+        ("гараж у Харкові недорого", "price_asc", ""),
+        ("самые дешевые квартиры в Одессе", "price_asc", ""),
+        ("cheapest apartments in Kyiv", "price_asc", ""),
+        ("the most expensive houses in Lviv", "price_desc", ""),
+        ("найбільші офіси в Києві", "area_desc", ""),
+        ("нові оголошення в Одесі", "date_desc", ""),
+        ("newest listings in Odesa", "date_desc", ""),
+        # what is no order: a floor, a new flat, a road, a comparative before a price
+        ("квартира на останньому поверсі", None, ""),
+        ("нова квартира", None, "нова"),
+        ("будинок біля дороги", None, "біля дороги"),
+        ("квартира дешевше 40 тисяч доларів", None, ""),
+        ("квартира з недорогим ремонтом", None, "недорогим ремонтом"),
+        ("не найдешевші квартири", None, ""),
+    ],
+)
+def test_an_order_asked_for_is_read_where_the_search_can_sort(gazetteer, text, order, left):
+    reading = read(text, gazetteer, orders=True)
+    assert (reading.order, reading.text) == (order, left)
+    assert [c.filters for c in reading.chips].count(("sort_by",)) == (order is not None)
+    # unasked (semantic and hybrid cannot sort), the words stay in the text
+    if order is not None:
+        plain = read(text, gazetteer)
+        assert plain.order is None and plain.text != ""

@@ -128,6 +128,33 @@ def test_a_request_that_is_all_filters_is_a_pure_filter_in_full_text():
     assert page.total == expected
 
 
+def test_an_order_asked_for_sorts_a_full_text_page_unless_the_caller_chose_one():
+    page = search.fulltext_search(query="найдешевші квартири у Львові", interpret=True)
+    assert page.sort_by == "price_asc" and page.mode == "filter"
+    assert page.interpreted.text == ""
+    assert page.interpreted.summary == "Зрозуміли: спочатку дешевші · Квартира · Львів"
+    prices = [usd(card) for card in page.listings if card.price is not None]
+    assert len(prices) >= 5 and prices == sorted(prices)
+    assert all(card.city == "Львів" for card in page.listings)
+    biggest = search.fulltext_search(query="самые большие квартиры в Киеве", interpret=True)
+    areas = [card.total_area for card in biggest.listings if card.total_area is not None]
+    assert biggest.sort_by == "area_desc" and areas == sorted(areas, reverse=True)
+    chosen = search.fulltext_search(
+        query="найдешевші квартири у Львові", sort_by="date_desc", interpret=True
+    )
+    assert chosen.sort_by == "date_desc"
+    assert chosen.interpreted.overridden == ["sort_by"]
+    assert "дешевші" not in chosen.interpreted.summary
+
+
+@pytest.mark.parametrize("run", [search.semantic_search, search.hybrid_search])
+def test_an_order_asked_for_stays_in_the_text_where_the_search_cannot_sort(run):
+    page = run(query="найдешевші квартири у Львові", limit=5, interpret=True)
+    assert page.interpreted.text == "найдешевші"
+    assert page.sort_by is None
+    assert not any("sort_by" in chip.filters for chip in page.interpreted.chips)
+
+
 @pytest.mark.parametrize("given", ["Kyiv", "київ", "Києві", "Киев", "  КИЇВ "])
 def test_place_names_in_filters_resolve_to_the_value_present(given):
     page = search.fulltext_search(filters={"city": given}, limit=5)
