@@ -82,6 +82,33 @@ def read_area(r: Request) -> None:
         r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
 
 
+def read_area_parts(r: Request) -> None:
+    """The areas as Ukrainian listings write them: "54/30/9 м²" (or without the unit) is the
+    total, living and kitchen areas, "150/80 м2" the total and living. The total is the
+    largest; each is read as a bare value is. Read before the floors, whose "5/9" is two
+    numbers without an area's unit, the first the smaller."""
+    for i in range(len(r.tokens)):
+        if r.kind(i) != "num" or not r.free(i) or r.low(i - 1) == "/":
+            continue
+        sizes, j = [float(r.tokens[i].number)], i + 1
+        while r.low(j) == "/" and r.kind(j + 1) == "num" and r.free(j + 1):
+            sizes, j = [*sizes, float(r.tokens[j + 1].number)], j + 2
+        unit, end = r.area_unit(j)
+        if len(sizes) not in {2, 3} or r.low(end) == "/" or unit not in {None, "area", "metres"}:
+            continue
+        if min(sizes) <= 0 or max(sizes[1:]) >= sizes[0] or (len(sizes) == 2 and unit is None):
+            continue  # "5/9": a floor of a building of 9 storeys
+        low, high = either_side(sizes[0], BARE_AREA_SPREAD)
+        values = {"min_area": low, "max_area": high}
+        labels = [f"≈ {number_text(sizes[0])} м²"]
+        for part, size in zip(("living", "kitchen"), sizes[1:], strict=False):
+            least = round(size * (1 - BARE_AREA_SPREAD), 2)
+            values[f"min_{part}_area"] = least
+            labels.append(f"{PART_LABELS[part]} " + range_label(least, None, "м²"))
+        start = i - 1 if r.has(i - 1, AREA_CUES) and r.low(i - 1).startswith("площ") else i
+        r.take(start, end, ", ".join(labels), values)
+
+
 PART_LABELS = {"kitchen": "кухня", "living": "житлова площа"}
 
 

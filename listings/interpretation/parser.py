@@ -17,7 +17,7 @@ import itertools
 from collections.abc import Mapping
 
 from .amenities import read_bathroom, read_heating, read_parking, read_view
-from .area import read_area
+from .area import read_area, read_area_parts
 from .building import read_age, read_balcony, read_building, read_renovation, read_year
 from .deal import deal_by_price, likely_currency, read_deal
 from .floors import read_floor
@@ -203,6 +203,7 @@ RULES = (
     read_bathroom,
     read_parking,
     read_view,
+    read_area_parts,
     read_area,
     read_price,
     read_storeys,

@@ -79,6 +79,15 @@ CASES = [
     ("квартира 3+ кімнати", {"min_rooms": 3, "property_type": "apartment"}),
     ("4+ rooms", {"min_rooms": 4}),
     ("квартира 3 кім. 75 кв.м.", {"rooms_count": 3, "min_area": 67.5, "max_area": 82.5}),
+    # total / living / kitchen, as listings write them
+    (
+        "2-к кв., 54/30/9 м², 3/9",
+        {"min_area": 48.6, "max_area": 59.4, "min_living_area": 27.0, "min_kitchen_area": 8.1},
+    ),
+    ("3 кімн 70/40/10", {"min_area": 63.0, "min_living_area": 36.0, "min_kitchen_area": 9.0}),
+    ("будинок 150/80 м2", {"min_area": 135.0, "min_living_area": 72.0, "floor": None}),
+    ("квартира 65/38/12м2 5/9", {"max_area": 71.5, "floor": 5, "min_floors_count": 9}),
+    ("квартира 5/9", {"floor": 5, "min_area": None, "min_living_area": None}),
     ("at most 2 rooms", {"max_rooms": 2}),
     ("3 bedroom flat", {"rooms_count": 3, "property_type": "apartment"}),
     # "кв" for a flat, where no number before it makes it square metres
@@ -671,6 +680,17 @@ def test_shorthand_and_approximations_leave_no_words_and_a_renovation_year_stays
     ):
         assert read(text, gazetteer).text == "", text
     assert read("квартира з ремонтом 2020 року", gazetteer).text == "ремонтом 2020 року"
+
+
+def test_areas_written_as_a_listing_writes_them_are_one_chip(gazetteer):
+    reading = read("квартира площею 54,5/30/9", gazetteer)
+    assert reading.text == ""
+    assert [chip.label for chip in reading.chips] == [
+        "Квартира",
+        "≈ 54.5 м², житлова площа від 27 м², кухня від 8.1 м²",
+    ]
+    # the total is the largest: otherwise they are not areas
+    assert read("квартира 3/9/5", gazetteer).filters.get("min_area") is None
 
 
 def test_a_plot_is_labelled_in_the_unit_said(gazetteer):
