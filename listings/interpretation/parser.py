@@ -69,12 +69,15 @@ def _property(r: Request) -> None:
             return  # "квартира або будинок", "flat/house": no filter says either; both stay text
     slugs = [slug for _, slug in found]
     chosen = "apartment" if "apartment" in slugs else slugs[0]
-    for i, slug in found:
-        if slug == chosen:
-            # "земельна ділянка", "комерційне приміщення": two words for one type
-            end = i + 2 if (i + 1, chosen) in found else i + 1
-            r.take(i, end, r.property_types[chosen], {"property_type": chosen})
-            return
+    i = next(i for i, slug in found if slug == chosen)
+    # "земельна ділянка", "комерційне приміщення": two words for one type
+    end = i + 2 if (i + 1, chosen) in found else i + 1
+    r.take(i, end, r.property_types[chosen], {"property_type": chosen})
+    for k, slug in found:
+        if slug != chosen and (k + 1, slug) in found:
+            # "будинок з земельною ділянкою": what the house has is searched for as
+            # "ділянкою", the word listings use; "земельною" adds nothing a listing must say
+            r.used[k] = True
 
 
 def _kind_of_property(r: Request) -> None:

@@ -693,6 +693,13 @@ def test_areas_written_as_a_listing_writes_them_are_one_chip(gazetteer):
     assert read("квартира 3/9/5", gazetteer).filters.get("min_area") is None
 
 
+def test_a_houses_plot_is_searched_for_by_its_noun(gazetteer):
+    reading = read("будинок з земельною ділянкою у Львові", gazetteer)
+    assert reading.filters == {"property_type": "house", "city": "Львів"}
+    assert reading.text == "ділянкою"
+    assert read("земельна ділянка", gazetteer).filters == {"property_type": "land"}
+
+
 def test_a_plot_is_labelled_in_the_unit_said(gazetteer):
     assert [chip.label for chip in read("ділянка 10 соток", gazetteer).chips] == [
         "Земельна ділянка",
