@@ -26,6 +26,7 @@ from .morphology import grammemes, lemmas, normal
 from .order import read_order
 from .places import Gazetteer, Place
 from .price import read_price
+from .published import read_published
 from .request import Chip, Interpretation, Request, dropped_if_negated
 from .rooms import read_rooms
 from .storeys import read_storeys
@@ -37,6 +38,7 @@ from .words import (
     FRAMING,
     FROM,
     KEPT_PROPERTY_WORDS,
+    LISTING_NOUNS,
     OUTSKIRTS,
     PLACE_PREPS,
     PROPERTY_WORDS,
@@ -198,6 +200,7 @@ def _consistent_places(r: Request) -> None:
 
 
 RULES = (
+    read_published,
     read_metro,
     read_year,
     read_age,
@@ -226,6 +229,8 @@ def _remaining(r: Request) -> str:
             continue
         if token.kind == "sym" and token.low not in {"-", "«", "»", '"', "'"}:
             continue
+        if r.keys[i] & LISTING_NOUNS:
+            continue  # "оголошення", "listings": what every search finds, no word to seek
         # A preposition or operator right before something understood went with it.
         if token.low in STOP_WORDS and (i + 1 < len(r.tokens) and r.used[i + 1]):
             continue
@@ -247,16 +252,20 @@ def interpret(
     currencies: Mapping[str, str],
     this_year: int | None = None,
     orders: bool = False,
+    today: datetime.date | None = None,
 ) -> Interpretation:
     """`text` read into filters (names of listings.filters.Filters) and what is left of it.
 
     `property_types`: slug -> name of the types present; `currencies`: the currency aliases
     (vocabulary.currency_aliases); `this_year`, what a building's age counts from (today's
     by default); `orders`, whether an order asked for is read ("найдешевші": the search can
-    sort) or left in the text. Nothing is read from the database here.
+    sort) or left in the text; `today`, what "за останній тиждень" counts back from (the
+    machine's date by default; the search passes the local date of TIME_ZONE). Nothing is
+    read from the database here.
     """
     r = Request(text, gazetteer, property_types, currencies)
-    r.this_year = this_year or datetime.date.today().year
+    r.today = today or datetime.date.today()
+    r.this_year = this_year or r.today.year
     for rule in RULES:
         rule(r)
     if orders:

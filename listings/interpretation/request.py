@@ -4,6 +4,7 @@ and chips so far; quantities with their operators and units; what is read and sh
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -150,6 +151,7 @@ class Request:
     corrected: dict[str, str] = field(default_factory=dict)
     this_year: int = 0  # what a building's age counts from ("не старше 10 років")
     order: str | None = None  # a sort_by asked for ("найдешевші": price_asc)
+    today: datetime.date = datetime.date.min  # what "за останній тиждень" counts back from
 
     def __post_init__(self) -> None:
         self.tokens = numerals(tokenize(self.text))

@@ -104,6 +104,9 @@ FLAT_SHORT = _set("flat_abbreviations")
 ORDER_WORDS, ORDER_AFTER_MOST = _map("order_words"), _map("order_after_most")
 ORDER_OF_LISTINGS, LISTING_NOUNS = _map("order_of_listings"), _set("listing_nouns")
 MOST_WORDS = _set("most_words")
+# How recently published (published.py): "за останні 3 дні", "in the last week", "за сьогодні".
+RECENT, PERIOD_UNITS = _set("recent_words"), _map("period_units")
+TODAY_WORDS = _map("today_words")
 # A building's age: "не старше 10 років", "молодше 5 лет", "less than 10 years old".
 AGE_OLDER, AGE_YOUNGER, AGE_UNITS = (
     _set("age_older"),

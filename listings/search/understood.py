@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from django.utils import timezone
+
 from .. import understanding
 from ..errors import InvalidArgument, QueryTimeout
 from ..filters import Filters
@@ -34,6 +36,7 @@ def read_query(text: str, *, orders: bool = False) -> Interpretation:
         property_types=understanding.live_property_types(),
         currencies=live_vocabulary().aliases,
         orders=orders,
+        today=timezone.localdate(),
     )
 
 

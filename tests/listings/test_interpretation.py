@@ -38,7 +38,13 @@ def gazetteer() -> Gazetteer:
     return Gazetteer.build(VALUES, LOCATED)
 
 
-def read(text: str, gazetteer: Gazetteer, *, orders: bool = False):
+def read(
+    text: str,
+    gazetteer: Gazetteer,
+    *,
+    orders: bool = False,
+    today: datetime.date | None = None,
+):
     currencies = vocabulary.currency_aliases({}, ["USD", "EUR", "UAH"])
     return interpret(
         text,
@@ -46,6 +52,7 @@ def read(text: str, gazetteer: Gazetteer, *, orders: bool = False):
         property_types=PROPERTY_TYPES,
         currencies=currencies,
         orders=orders,
+        today=today,
     )
 
 
@@ -867,3 +874,33 @@ def test_an_order_asked_for_is_read_where_the_search_can_sort(gazetteer, text, o
     if order is not None:
         plain = read(text, gazetteer)
         assert plain.order is None and plain.text != ""
+
+
+DAY = datetime.date(2026, 3, 31)
+
+
+@pytest.mark.parametrize(
+    ("text", "since", "left"),
+    [
+        ("квартири у Києві за останній тиждень", datetime.date(2026, 3, 24), ""),
+        ("оголошення за останні 3 дні", datetime.date(2026, 3, 28), ""),
+        ("квартира за останні три дні", datetime.date(2026, 3, 28), ""),
+        ("за последний месяц", datetime.date(2026, 2, 28), ""),  # no 31 February
+        ("оголошення за минулий рік", datetime.date(2025, 3, 31), ""),
+        ("listings from the last week in Lviv", datetime.date(2026, 3, 24), ""),
+        ("in the past 2 weeks flats in Kyiv", datetime.date(2026, 3, 17), ""),
+        ("свежие объявления за неделю", datetime.date(2026, 3, 24), "свежие"),
+        ("квартири опубліковані вчора", datetime.date(2026, 3, 30), ""),
+        ("оголошення за сьогодні", DAY, ""),
+        # no publication: a floor, a month's rent, a day's rent "for today"
+        ("квартира на останньому поверсі", None, ""),
+        ("оренда за місяць 10000 грн", None, ""),
+        ("квартира подобово на сьогодні", None, "сьогодні"),
+    ],
+)
+def test_how_recently_published_counts_back_from_today(gazetteer, text, since, left):
+    reading = read(text, gazetteer, today=DAY)
+    assert reading.filters.get("published_after") == since
+    assert reading.text == left
+    if since is not None:
+        assert f"опубліковано з {since:%d.%m.%Y}" in [chip.label for chip in reading.chips]

@@ -147,6 +147,24 @@ def test_an_order_asked_for_sorts_a_full_text_page_unless_the_caller_chose_one()
     assert "дешевші" not in chosen.interpreted.summary
 
 
+def test_how_recently_published_is_read_from_the_local_date_and_applied():
+    from django.utils import timezone
+
+    page = search.fulltext_search(query="квартири у Львові за останні 2 роки", interpret=True)
+    today = timezone.localdate()
+    leap_day = (today.month, today.day) == (2, 29)
+    since = today.replace(year=today.year - 2, day=28 if leap_day else today.day)
+    assert page.filters["published_after"] == since.isoformat()
+    expected = PropertyListing.objects.filter(
+        city="Львів",
+        property_type__slug="apartment",
+        listing_status="active",
+        publish_date__date__gte=since,
+    ).count()
+    assert page.total == expected > 0
+    assert page.interpreted.text == ""
+
+
 @pytest.mark.parametrize("run", [search.semantic_search, search.hybrid_search])
 def test_an_order_asked_for_stays_in_the_text_where_the_search_cannot_sort(run):
     page = run(query="найдешевші квартири у Львові", limit=5, interpret=True)

@@ -1,0 +1,69 @@
+"""How recently a listing was published: "за останній тиждень", "за останні 3 дні",
+"за последний месяц", "in the last 2 weeks", "за сьогодні" (`published_after`, counted back
+from today)."""
+
+from __future__ import annotations
+
+import calendar
+import datetime
+
+from .request import Request
+from .words import LISTING_NOUNS, PERIOD_UNITS, PUBLISHED, RECENT, TODAY_WORDS
+
+# Before a period: "за останній тиждень", "in the last week", "within the past 3 days".
+PERIOD_PREPS = frozenset({"за", "in", "over", "within", "for", "during", "from"})
+
+
+def read_published(r: Request) -> None:
+    for i in range(len(r.tokens)):
+        if "published_after" in r.filters or r.kind(i) != "word" or not r.free(i):
+            continue
+        listings_before = r.has(i - 2, PUBLISHED) and r.low(i - 1) == "за"
+        if r.has(i, RECENT) or (listings_before and r.has(i, PERIOD_UNITS)):
+            # "за останній тиждень"; after listings, "оголошення за тиждень" (alone, "за
+            # місяць" is a month's rent)
+            k = i + 1 if r.has(i, RECENT) else i
+            count = r.count(k) if r.free(k) else None
+            k += count is not None
+            if not (r.has(k, PERIOD_UNITS) and r.free(k)):
+                continue  # "останній поверх", "last floor"
+            days_or_months = str(r.value(k, PERIOD_UNITS))
+            since = _back(r.today, int(count or 1), days_or_months)
+            start, end = i, k + 1
+            if r.low(start - 1) == "the" and r.free(start - 1):
+                start -= 1
+        elif r.has(i, TODAY_WORDS) and _said_of_publishing(r, i):
+            since, start, end = r.today - datetime.timedelta(int(r.value(i, TODAY_WORDS))), i, i + 1
+        else:
+            continue
+        if r.low(start - 1) in PERIOD_PREPS and r.free(start - 1):
+            start -= 1
+        if _publishing_verb(r, start - 1):
+            start -= 1  # "опубліковані за останній тиждень", "posted today"
+        elif _publishing_verb(r, end):
+            end += 1  # "сьогодні опубліковані"
+        r.take(start, end, f"опубліковано з {since:%d.%m.%Y}", {"published_after": since})
+
+
+def _publishing_verb(r: Request, k: int) -> bool:
+    """Whether token k is a free word for publishing ("опубліковані", "posted"), not for the
+    listings themselves ("оголошення", which an order may read: "свежие объявления")."""
+    return r.has(k, PUBLISHED) and not r.has(k, LISTING_NOUNS) and r.free(k)
+
+
+def _said_of_publishing(r: Request, i: int) -> bool:
+    """Whether "сьогодні", "today" at i says when listings were published: after "за" ("за
+    сьогодні"), or beside a word for publishing or listings ("опубліковані сьогодні",
+    "today's listings")."""
+    return r.low(i - 1) == "за" or any(r.has(k, PUBLISHED) for k in (i - 2, i - 1, i + 1))
+
+
+def _back(today: datetime.date, count: int, unit: str) -> datetime.date:
+    """`count` days, weeks, months or years before `today` (a month back from 31 March is
+    the last day of February)."""
+    if unit in {"day", "week"}:
+        return today - datetime.timedelta(days=count * (7 if unit == "week" else 1))
+    months = today.year * 12 + today.month - 1 - count * (12 if unit == "year" else 1)
+    year, month = divmod(months, 12)
+    month += 1
+    return datetime.date(year, month, min(today.day, calendar.monthrange(year, month)[1]))
