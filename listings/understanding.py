@@ -31,6 +31,10 @@ PLACE_UNKNOWN = "no listing has '{value}' (did you mean {suggestions}?)"
 PLACE_UNKNOWN_NO_SUGGESTION = "no listing has '{value}'; describe_schema lists the values present"
 PROPERTY_TYPE_UNKNOWN = "no property type '{value}'; allowed: {allowed}"
 INTERPRET_NOT_BOOL = "'interpret' must be true or false."
+ORDER_NOT_APPLIED = (
+    "Order '{order}': this search ranks by relevance; full-text search sorts by it "
+    "(search_by_metadata, search_listings --mode text)."
+)
 SUMMARY_PREFIX = "Зрозуміли: "
 SUMMARY_NOTHING = "Зрозуміли: лише текст (фільтрів у запиті не знайдено)"
 SUMMARY_ALL_OVERRIDDEN = "Зрозуміли: лише текст (прочитане із запиту замінили ваші фільтри)"
@@ -249,6 +253,17 @@ def refuse(reading: Interpretation) -> tuple[Interpretation, dict[str, str]]:
         chips=tuple(c for c in reading.chips if (c.start, c.end) not in spans),
     )
     return left, refused
+
+
+def unsorted(reading: Interpretation) -> tuple[Interpretation, dict[str, str]]:
+    """For a search that cannot sort (semantic, hybrid): the reading less the order asked for
+    ("найдешевші") and its chip, and the order named as not applied, with the reason."""
+    if reading.order is None:
+        return reading, {}
+    left = dataclasses.replace(
+        reading, order=None, chips=tuple(c for c in reading.chips if c.filters != ("sort_by",))
+    )
+    return left, {"sort_by": ORDER_NOT_APPLIED.format(order=reading.order)}
 
 
 def merge(explicit: Filters, read: Mapping[str, Any]) -> tuple[Filters, list[str]]:

@@ -27,22 +27,22 @@ from .filtering import _resolved, budgeted_count, live_vocabulary, one_dropped, 
 IF_DROPPED_BUDGET_MS = 1000
 
 
-def read_query(text: str, *, orders: bool = False) -> Interpretation:
-    """`text` read with the live place names, property types and currency spellings; with
-    `orders`, an order asked for too ("найдешевші": the search sorts)."""
+def read_query(text: str) -> Interpretation:
+    """`text` read with the live place names, property types and currency spellings, and
+    an order asked for ("найдешевші")."""
     return interpret(
         text,
         gazetteer=understanding.live_gazetteer(),
         property_types=understanding.live_property_types(),
         currencies=live_vocabulary().aliases,
-        orders=orders,
+        orders=True,
         today=timezone.localdate(),
     )
 
 
 def _sorts(search_function: Callable[..., SearchPage]) -> bool:
     """Whether the search takes a sort_by (full text and filters do; semantic and hybrid rank
-    by relevance alone, so an order asked for stays in their searched text)."""
+    by relevance alone: an order asked for is named in `refused`, not applied)."""
     return "sort_by" in inspect.signature(search_function).parameters
 
 
@@ -92,9 +92,10 @@ def understood(*, empty_text: str = "query") -> Callable[[Callable[..., SearchPa
         ) -> tuple[SearchPage, dict[str, Any]]:
             text = query_text(query)
             explicit = _resolved(filters)
-            reading, refused = understanding.refuse(
-                read_query(text, orders=_sorts(search_function))
-            )
+            reading, refused = understanding.refuse(read_query(text))
+            if not _sorts(search_function):
+                reading, unsorted = understanding.unsorted(reading)
+                refused = {**refused, **unsorted}
             merged, overridden = understanding.merge(explicit, reading.filters)
             searched: str | None = reading.text or (text if empty_text == "query" else None)
             if reading.order is not None:

@@ -91,6 +91,18 @@ def test_a_value_no_filter_accepts_is_shown_as_not_applied(staff):
     assert "not applied: Filter 'floor': input should be less than or equal to 200." in table
 
 
+def test_an_order_sorts_the_full_text_table_and_is_not_applied_where_relevance_ranks(staff):
+    cheapest = "найдешевші квартири у Львові"
+    table = run("search_listings", cheapest, "--mode", "text", "--limit", "3")
+    assert "Зрозуміли: спочатку дешевші · Квартира · Львів" in table
+    assert "not applied" not in table
+    ranked = run("search_listings", cheapest, "--mode", "hybrid", "--limit", "3")
+    assert "not applied: Order 'price_asc'" in ranked
+    response = staff.get(SEMANTIC, {"query": cheapest, "mode": "hybrid"})
+    body = " ".join(unescape(response.content.decode()).split())
+    assert "Не застосовано: Order 'price_asc'" in body
+
+
 EMPTIED = "двокімнатна квартира у Львові до 5 доларів"
 
 

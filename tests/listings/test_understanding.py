@@ -166,11 +166,16 @@ def test_how_recently_published_is_read_from_the_local_date_and_applied():
 
 
 @pytest.mark.parametrize("run", [search.semantic_search, search.hybrid_search])
-def test_an_order_asked_for_stays_in_the_text_where_the_search_cannot_sort(run):
+def test_an_order_asked_for_is_refused_with_its_reason_where_the_search_cannot_sort(run):
     page = run(query="найдешевші квартири у Львові", limit=5, interpret=True)
-    assert page.interpreted.text == "найдешевші"
     assert page.sort_by is None
+    assert page.interpreted.refused == {
+        "sort_by": understanding.ORDER_NOT_APPLIED.format(order="price_asc")
+    }
+    assert "search_by_metadata" in page.interpreted.refused["sort_by"]
     assert not any("sort_by" in chip.filters for chip in page.interpreted.chips)
+    assert page.interpreted.summary == "Зрозуміли: Квартира · Львів"
+    assert all(card.city == "Львів" for card in page.listings)
 
 
 @pytest.mark.parametrize("given", ["Kyiv", "київ", "Києві", "Киев", "  КИЇВ "])
