@@ -216,8 +216,9 @@ class Interpreted(BaseModel):
     )
     refused: dict[str, str] = Field(
         default_factory=dict,
-        description="Filters read from the query with a value no filter accepts, and why "
-        "('на 300 поверсі': floors go up to 200); not applied, the rest of what was read is.",
+        description="What was read from the query but not applied, and why: a value no "
+        "filter accepts ('на 300 поверсі': floors go up to 200), an order ('найдешевші') "
+        "where the search ranks by relevance. The rest of what was read is applied.",
         exclude_if=lambda value: not value,
     )
 
