@@ -67,9 +67,15 @@ class Filters(BaseModel):
     )
     min_price: float | None = Field(None, ge=0, description="Lowest price, in `currency`.")
     max_price: float | None = Field(None, ge=0, description="Highest price, in `currency`.")
+    min_price_per_m2: float | None = Field(
+        None, ge=0, description="Lowest price per m² of total area, in `currency`."
+    )
+    max_price_per_m2: float | None = Field(
+        None, ge=0, description="Highest price per m² of total area, in `currency`."
+    )
     currency: str = Field(
         "USD",
-        description="Currency of min_price/max_price: USD, EUR or UAH (spellings such as грн, "
+        description="Currency of the prices (per m² too): USD, EUR or UAH (spellings such as грн, "
         "$, € too); listings in every currency match through the exchange rates in "
         "describe_schema.",
         examples=Currency.values,
@@ -182,6 +188,8 @@ class Filters(BaseModel):
     @field_validator(
         "min_price",
         "max_price",
+        "min_price_per_m2",
+        "max_price_per_m2",
         "min_area",
         "max_area",
         "min_kitchen_area",
@@ -199,6 +207,7 @@ class Filters(BaseModel):
     def _ranges(self) -> Filters:
         for low, high in (
             ("min_price", "max_price"),
+            ("min_price_per_m2", "max_price_per_m2"),
             ("min_rooms", "max_rooms"),
             ("min_area", "max_area"),
             ("min_kitchen_area", "max_kitchen_area"),

@@ -23,6 +23,7 @@ from django.db.models import (
     When,
 )
 from django.db.models.functions import Cast
+from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
 from pgvector import Vector
 from pgvector.django import CosineDistance, L2Distance, MaxInnerProduct
 
@@ -86,9 +87,25 @@ def price_bounds(
     currency: str,
     rates: Mapping[str, float],
     vocabulary: Vocabulary | None = None,
+    *,
+    per_m2: bool = False,
 ) -> Q:
-    """Price bounds in `currency` as one range per listing currency, so the btree index serves."""
-    return price_windows_condition(price_windows(low, high, currency, rates), vocabulary)
+    """Price bounds in `currency` as one range per listing currency, so the btree index
+    serves; `per_m2`, bounds of the price over the total area (as median_price_per_m2 counts
+    it: the rows with an area above zero)."""
+    windows = price_windows(low, high, currency, rates)
+    if not per_m2:
+        return price_windows_condition(windows, vocabulary)
+    price, area = Cast(F("price"), FloatField()), Cast(F("total_area"), FloatField())
+    condition = Q()
+    for code, (least, most) in windows.items():
+        per_currency = in_currency(code, vocabulary) & Q(total_area__gt=0)
+        if least is not None:
+            per_currency &= Q(GreaterThanOrEqual(price, area * Value(least)))
+        if most is not None:
+            per_currency &= Q(LessThanOrEqual(price, area * Value(most)))
+        condition |= per_currency
+    return condition
 
 
 def price_windows(
@@ -246,6 +263,15 @@ class PropertyListingQuerySet(models.QuerySet):
         if filters.min_price is not None or filters.max_price is not None:
             q &= price_bounds(
                 filters.min_price, filters.max_price, filters.currency, rates, vocabulary
+            )
+        if filters.min_price_per_m2 is not None or filters.max_price_per_m2 is not None:
+            q &= price_bounds(
+                filters.min_price_per_m2,
+                filters.max_price_per_m2,
+                filters.currency,
+                rates,
+                vocabulary,
+                per_m2=True,
             )
         for name, lookup in (
             ("rooms_count", "rooms_count"),

@@ -38,8 +38,8 @@ DETAILS = types.DETAILS  # the detail levels, typed once (listings.types.Detail)
 DETAIL_ARGUMENT = {
     "enum": list(DETAILS),
     "default": "card",
-    "description": "brief: id, title, price, place, rooms, area, score; card: the card; "
-    "full: every field (few results).",
+    "description": "brief: id, title, price, place, rooms, area, score; full: every field "
+    "(few results).",
 }
 # Once per tool that takes filters: describe_schema says what each means and allows.
 FILTERS_DESCRIPTION = "Optional, AND-ed; see describe_schema."

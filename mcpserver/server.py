@@ -230,7 +230,7 @@ async def search_by_metadata(
     Ukrainian morphology applies ('квартири з балконом' finds 'квартира ... балкон'). When the
     words match nothing, a substring search runs instead and `mode` says 'ilike_fallback'.
     Without a query it lists listings matching the filters (newest first unless sort_by).
-    An order said in the query ('найдешевші', 'cheapest') sorts unless sort_by is given.
+    Order words ('найдешевші', 'cheapest') sort unless sort_by is given.
     """
     return await run_search(
         "search_by_metadata",

@@ -72,6 +72,8 @@ NUMERIC_JUDGES = (
     "max_rooms",
     "min_price",
     "max_price",
+    "min_price_per_m2",
+    "max_price_per_m2",
     "currency",
     "min_area",
     "max_area",
@@ -95,7 +97,7 @@ SATISFIED_TARGET = 0.95
 def numeric_part(judge: Mapping[str, Any]) -> dict[str, Any]:
     """The numeric constraints of `judge` (currency only with a price), or {}."""
     part = {key: value for key, value in judge.items() if key in NUMERIC_JUDGES}
-    if not ({"min_price", "max_price"} & set(part)):
+    if not ({"min_price", "max_price", "min_price_per_m2", "max_price_per_m2"} & set(part)):
         part.pop("currency", None)
     return part
 

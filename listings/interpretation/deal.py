@@ -17,6 +17,9 @@ RENT_IN_DOLLARS_BELOW = {"rent_long": 2_000, "rent_short": 200}
 # With a currency said and no deal, an upper price from this up to a purchase's floor is a
 # month's rent ("квартира до 8 тис грн", "до 900 євро"); under it, a day's rent or anything.
 MONTHLY_RENT_FROM = {"USD": 200, "EUR": 200, "UAH": 2_000}
+# Prices per m² from which a request is a purchase: no month's rent of a metre reaches them
+# (an office in Kyiv lets for $15-40 a metre).
+SALE_PRICE_PER_M2_FLOOR = {"USD": 100, "EUR": 100, "UAH": 4_000}
 # Types bought more often than let at such prices (a garage for $8 000, a plot for $5 000):
 # a price alone says no rent for them, and a bare one is in dollars.
 BOUGHT_AT_RENT_PRICES = frozenset({"land", "garage"})
@@ -82,7 +85,11 @@ def deal_by_price(r: Request, currency_said: bool) -> None:
         return
     amount = _amount(r)
     floor = SALE_PRICE_FLOOR.get(r.filters["currency"])
-    if floor is not None and amount >= floor:
+    per_m2 = float(r.filters.get("max_price_per_m2") or r.filters.get("min_price_per_m2") or 0)
+    per_m2_floor = SALE_PRICE_PER_M2_FLOOR.get(r.filters["currency"])
+    if per_m2_floor is not None and per_m2 >= per_m2_floor:
+        deal, label = "sale", "продаж (за ціною)"  # "до 1000 $ за метр"
+    elif floor is not None and amount >= floor:
         deal, label = "sale", "продаж (за ціною)"
     elif _monthly_rent_price(r, currency_said):
         deal, label = "rent_long", "довгострокова оренда (за ціною)"

@@ -12,18 +12,24 @@ from .words import (
     DEAL_WORDS,
     MONTH_NOUNS,
     NOT_PRICE_AFTER,
+    PLOT_UNITS,
     PRICE_CUES,
     SHORT_NOUNS,
+    SQUARE,
     YEAR_WORDS,
 )
 
 # A price said as approximate ("приблизно 60 тисяч") is taken as this share either side.
 BARE_PRICE_SPREAD = 0.1
+# What a price read sets: one price (or price per m²) a request.
+READ_PRICES = frozenset({"min_price", "max_price", "min_price_per_m2", "max_price_per_m2"})
+# Words for a price before "за метр": "ціна за м2", "вартість квадратного метра", "price per sqm".
+PRICE_NOUNS = frozenset({"ціна", "цена", "вартість", "стоимость", "price", "cost"})
 
 
 def read_price(r: Request) -> None:
     for i in range(len(r.tokens)):
-        if r.kind(i) not in {"num", "cur"} or "min_price" in r.filters or "max_price" in r.filters:
+        if r.kind(i) not in {"num", "cur"} or READ_PRICES & r.filters.keys():
             continue
         quantity = r.quantity(i)
         if quantity is None or quantity.unit is not None:
@@ -38,6 +44,14 @@ def read_price(r: Request) -> None:
             cued = (approx or said) and not r.has(end, NOT_PRICE_AFTER | YEAR_WORDS)
             if quantity.mult is None and not ((op or cued) and _bare_price(r, quantity)):
                 continue
+        if r.low(end) in PER and r.has(end + 1, PLOT_UNITS):
+            continue  # "по 1000$ за сотку": a price per are, which no filter says
+        per_m2_start, per_m2_end = _per_area_before(r, start), _per_area_after(r, end)
+        if per_m2_start is not None or per_m2_end is not None:
+            # "до 1000 $ за метр", "$1500/м²", "ціна за м2 до 1200 доларів": per m²
+            start = start if per_m2_start is None else per_m2_start
+            _take_per_m2(r, quantity, start, per_m2_end or end, low, high)
+            continue
         currency = quantity.currency or "{currency}"
         if approx and op is None:  # "приблизно 60 тисяч": either side of it
             start -= 1
@@ -52,6 +66,55 @@ def read_price(r: Request) -> None:
             values["max_price"] = high
         values["currency"] = quantity.currency
         r.take(start, end, label, values)
+
+
+def _take_per_m2(
+    r: Request, quantity: Quantity, start: int, end: int, low: float | None, high: float | None
+) -> None:
+    """A price per m² of total area; in dollars unless a currency is said (the market
+    quotes metres in dollars)."""
+    currency = quantity.currency or "USD"
+    values: dict[str, Any] = {"currency": currency}
+    if low is not None:
+        values["min_price_per_m2"] = low
+    if high is not None:
+        values["max_price_per_m2"] = high
+    r.take(start, end, range_label(low, high, f"{currency}/м²"), values)
+
+
+PER = frozenset({"за", "per", "a", "/"})
+
+
+def _area_word(r: Request, k: int) -> int | None:
+    """The token past an area's unit at k ("м²", "метр", "кв.м", "квадрат", "square metre"),
+    or None."""
+    unit, end = r.area_unit(k)
+    if unit in {"area", "metres"}:
+        return end
+    if r.has(k, SQUARE):
+        return r.skip_dot(k + 1)  # "за квадрат"
+    return None
+
+
+def _per_area_after(r: Request, end: int) -> int | None:
+    """The token past "за метр", "/м²", "per sqm" right after a price, or None."""
+    if r.low(end) not in PER or not r.free(end):
+        return None
+    return _area_word(r, end + 1)
+
+
+def _per_area_before(r: Request, start: int) -> int | None:
+    """Where "ціна за м2", "price per sqm", "вартість квадратного метра" starts right before
+    a price's operator at `start`, or None."""
+    for k in (start - 1, start - 2):  # "метра", "квадратного метра"
+        if k < 1 or _area_word(r, k) != start or not r.free(k):
+            continue
+        if r.low(k - 1) in PER - {"/"}:
+            k -= 1
+        elif not r.has(k - 1, PRICE_NOUNS):
+            continue
+        return k - 1 if r.has(k - 1, PRICE_NOUNS) else k
+    return None
 
 
 # Words after a number that make it no price: floors, rooms and other units ("до 20 хвилин",

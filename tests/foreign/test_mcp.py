@@ -104,6 +104,7 @@ FILTER_CASES = [
     {"min_kitchen_area": 8, "max_kitchen_area": 20, "max_metro_distance": 1500},
     {"min_building_year": 1990, "max_building_year": 2020},
     {"min_living_area": 15, "max_living_area": 60},
+    {"min_price_per_m2": 500, "max_price_per_m2": 3000, "currency": "USD"},
     {"min_floors_count": 5, "max_floors_count": 16},
     {"heating_type": "autonomous", "bathroom_type": "separate"},
     {"has_parking": True, "window_view": "water"},

@@ -86,6 +86,18 @@ CASES = [
     ("квартира 3+ кімнати", {"min_rooms": 3, "property_type": "apartment"}),
     ("4+ rooms", {"min_rooms": 4}),
     ("квартира 3 кім. 75 кв.м.", {"rooms_count": 3, "min_area": 67.5, "max_area": 82.5}),
+    # a price per m² of total area, in dollars unless said; from $100 a metre, a purchase
+    ("квартира до 1000 $ за метр", {"max_price_per_m2": 1000.0, "max_price": None}),
+    ("квартира ціна за м2 до 1200 доларів", {"max_price_per_m2": 1200.0, "deal_type": "sale"}),
+    ("квартира $1000/sqm", {"max_price_per_m2": 1000.0, "currency": "USD"}),
+    ("price per sqm under 1000 USD in Kyiv", {"max_price_per_m2": 1000.0, "city": "Київ"}),
+    (
+        "квартира від 800 до 1200 $ за кв.м",
+        {"min_price_per_m2": 800.0, "max_price_per_m2": 1200.0},
+    ),
+    ("квартира до 40000 грн за метр", {"max_price_per_m2": 40000.0, "currency": "UAH"}),
+    ("оренда офісу 15 $/м²", {"max_price_per_m2": 15.0, "deal_type": "rent_long"}),
+    ("ділянка 10 соток по 1000$ за сотку", {"max_price": None, "max_price_per_m2": None}),
     # total / living / kitchen, as listings write them
     (
         "2-к кв., 54/30/9 м², 3/9",
@@ -684,6 +696,9 @@ def test_shorthand_and_approximations_leave_no_words_and_a_renovation_year_stays
         "квартира з балконом або лоджією",
         "квартира с двумя спальнями",
         "3к кв 80м2",
+        "вартість квадратного метра до 900 доларів",
+        "price per sqm under 1000 USD in Kyiv",
+        "квартира 60 м2 по 1000$ за метр",
     ):
         assert read(text, gazetteer).text == "", text
     assert read("квартира з ремонтом 2020 року", gazetteer).text == "ремонтом 2020 року"

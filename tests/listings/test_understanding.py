@@ -147,6 +147,24 @@ def test_an_order_asked_for_sorts_a_full_text_page_unless_the_caller_chose_one()
     assert "дешевші" not in chosen.interpreted.summary
 
 
+def test_a_price_per_m2_is_read_and_applied_and_the_callers_price_replaces_it():
+    page = search.fulltext_search(query="квартири у Львові до 1000 $ за метр", interpret=True)
+    assert page.filters["max_price_per_m2"] == 1000 and "max_price" not in page.filters
+    assert page.interpreted.summary == (
+        "Зрозуміли: Квартира · Львів · до 1\u00a0000 USD/м² · продаж (за ціною)"
+    )
+    assert page.total > 0
+    for card in page.listings:
+        assert card.total_area > 0 and usd(card) / card.total_area <= 1000 + 1e-6
+    given = search.fulltext_search(
+        query="квартири у Львові до 1000 $ за метр",
+        filters={"max_price": 90000, "currency": "USD"},
+        interpret=True,
+    )
+    assert "max_price_per_m2" not in given.filters
+    assert set(given.interpreted.overridden) == {"max_price_per_m2", "currency"}
+
+
 def test_how_recently_published_is_read_from_the_local_date_and_applied():
     from django.utils import timezone
 

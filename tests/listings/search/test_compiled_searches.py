@@ -67,6 +67,7 @@ SEMANTIC = [
     {"city": "Львів", "rooms_count": 2},
     {"deal_type": "rent", "max_price": 20000, "currency": "UAH"},
     {"has_balcony": True, "min_area": 40},
+    {"min_price_per_m2": 500, "max_price_per_m2": 2500, "currency": "USD"},
 ]
 
 

@@ -281,6 +281,33 @@ def test_usd_bound_finds_a_listing_priced_in_uah_and_excludes_dearer_ones():
     assert listing.id not in _ids(miss)
 
 
+@pytest.mark.parametrize("currency", ["USD", "UAH"])
+def test_a_price_per_m2_bound_keeps_exactly_the_listings_whose_converted_price_per_m2_is_in_it(
+    currency,
+):
+    from django.conf import settings
+
+    rates = settings.EXCHANGE_RATES
+    low, high = (800 * rates[currency], 1500 * rates[currency])
+    filters = {"city": "Київ", "min_price_per_m2": low, "max_price_per_m2": high}
+    page = search.fulltext_search(filters={**filters, "currency": currency}, limit=50)
+    expected = set()
+    rows = PropertyListing.objects.filter(city="Київ", listing_status="active")
+    for listing_id, price, code, area in rows.values_list("id", "price", "currency", "total_area"):
+        if price is None or area is None or area <= 0 or code not in rates:
+            continue
+        per_m2 = float(price) * rates[currency] / rates[code] / float(area)
+        if low - 1e-6 <= per_m2 <= high + 1e-6:
+            expected.add(listing_id)
+    assert page.total == len(expected) > 0
+    assert set(_ids(page)) <= expected
+
+
+def test_a_price_per_m2_range_upside_down_is_refused():
+    with pytest.raises(InvalidArgument, match="min_price_per_m2"):
+        search.fulltext_search(filters={"min_price_per_m2": 2000, "max_price_per_m2": 1000})
+
+
 # --- hybrid ----------------------------------------------------------------------------
 
 
