@@ -13,6 +13,7 @@ from .words import (
     LIVING,
     NOT_PRICE_AFTER,
     PROPERTY_WORDS,
+    RANGE_FROM,
     ROOM_UNITS,
     ROOMS_WORDS,
 )
@@ -42,6 +43,13 @@ def read_area(r: Request) -> None:
             continue
         if quantity.unit is None or rooms_and_flat(r, quantity):
             continue
+        if op == "max" and r.low(start) == "по" and quantity.high is None:
+            first = start - 1
+            if not (r.kind(first) == "num" and r.low(first - 1) in RANGE_FROM and r.free(first)):
+                continue  # "3 кімнати по 15 м2": each room's, not the flat's
+            # "з 40 по 60 м2": a range
+            op, start = None, first - 1
+            quantity.low, quantity.high = r.tokens[first].number, quantity.low
         # the range's far end first: "від 40 до 60 метрів" is no distance "40 [метрів] до"
         op, low, high, end = r.limits(quantity, op)
         bare = op is None and quantity.high is None  # one value, no bound said

@@ -98,6 +98,7 @@ CASES = [
     ("квартира до 40000 грн за метр", {"max_price_per_m2": 40000.0, "currency": "UAH"}),
     ("оренда офісу 15 $/м²", {"max_price_per_m2": 15.0, "deal_type": "rent_long"}),
     ("ділянка 10 соток по 1000$ за сотку", {"max_price": None, "max_price_per_m2": None}),
+    ("квартира з 40 по 60 м2", {"min_area": 40, "max_area": 60}),
     # total / living / kitchen, as listings write them
     (
         "2-к кв., 54/30/9 м², 3/9",
@@ -490,6 +491,8 @@ NOT_READ = [
     ("500 м до метро", {}, ["min_area", "max_area"]),
     ("з видом на Дніпро", {"window_view": "water"}, ["city", "metro_station"]),
     ("квартира с видом на Днепр", {"window_view": "water"}, ["city", "metro_station"]),
+    # "по" alone is each room's area, not the flat's
+    ("3 кімнати по 15 м2", {"rooms_count": 3}, ["min_area", "max_area"]),
     ("flat with a view of the Dnipro", {"window_view": "water"}, ["city", "metro_station"]),
     # a garage alone is the property; a bathroom said against sets none
     ("гараж у Львові", {"property_type": "garage"}, ["parking_type", "has_parking"]),
