@@ -1,6 +1,7 @@
 """The order a person asks for: "найдешевші квартири" (cheapest first), "самые большие",
-"the most expensive", "нові оголошення" (newest first). Read only where the search can sort
-(full text and filters: `interpret(orders=True)`); elsewhere the words stay in the text."""
+"the most expensive", "нові оголошення" (newest first), read with `interpret(orders=True)`
+(the search layer always asks; where its search ranks by relevance alone, semantic and
+hybrid, the order is named as not applied: listings.understanding.unsorted)."""
 
 from __future__ import annotations
 
