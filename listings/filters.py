@@ -255,6 +255,8 @@ FILTER_WORDS: dict[str, tuple[str, ...]] = {
     "bedrooms": ("rooms_count", "min_rooms", "max_rooms"),
     "type": ("property_type",),
     "area": ("min_area", "max_area"),
+    "price_per_m2": ("min_price_per_m2", "max_price_per_m2"),
+    "price_per_sqm": ("min_price_per_m2", "max_price_per_m2"),
     "storeys": ("min_floors_count", "max_floors_count"),
     "year_built": ("min_building_year", "max_building_year"),
     "building_year": ("min_building_year", "max_building_year"),

@@ -36,6 +36,8 @@ def test_unknown_key_names_every_allowed_filter():
         ("town", "'city'"),
         ("rooms", "'rooms_count' or 'min_rooms' or 'max_rooms'"),
         ("year_built", "'min_building_year' or 'max_building_year'"),
+        ("price_per_m2", "'min_price_per_m2' or 'max_price_per_m2'"),
+        ("max_price_per_sqm", "'max_price_per_m2'"),
     ],
 )
 def test_an_unknown_key_says_which_filter_it_probably_means(key, meant):
