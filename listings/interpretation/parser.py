@@ -37,6 +37,7 @@ from .words import (
     FLAT_SHORT,
     FRAMING,
     FROM,
+    HEDGES,
     KEPT_PROPERTY_WORDS,
     LISTING_NOUNS,
     OUTSKIRTS,
@@ -55,7 +56,9 @@ def _property(r: Request) -> None:
             if slug not in r.property_types:
                 continue
             # English words have no case to tell the building a flat is in ("houses" too)
-            as_object = r.low(i).isascii() or grammemes(r.low(i)) & {"nomn", "accs"}
+            forms = grammemes(r.low(i))
+            # "продаж будинків": many houses (the building a flat is in is one)
+            as_object = r.low(i).isascii() or forms & {"nomn", "accs"} or {"gent", "plur"} <= forms
             if slug == "house" and not as_object:
                 continue  # "у будинку", "будинку з 9 поверхів": the building a flat is in
             if dropped_if_negated(r, i, i + 1):
@@ -229,8 +232,8 @@ def _remaining(r: Request) -> str:
             continue
         if token.kind == "sym" and token.low not in {"-", "«", "»", '"', "'"}:
             continue
-        if r.keys[i] & LISTING_NOUNS:
-            continue  # "оголошення", "listings": what every search finds, no word to seek
+        if r.keys[i] & (LISTING_NOUNS | HEDGES):
+            continue  # "оголошення", "listings": what every search finds; "бажано": a hedge
         # A preposition or operator right before something understood went with it.
         if token.low in STOP_WORDS and (i + 1 < len(r.tokens) and r.used[i + 1]):
             continue

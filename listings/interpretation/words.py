@@ -73,6 +73,8 @@ METRO_CUES, DISTRICT_CUES, NEAR = (
 # Words that frame a request rather than say what is sought ("шукаю", "знайди мені", "покажи",
 # "потрібна", "looking for", "show me"): left out of the searched text where they lead it.
 FRAMING = _set("framing_words")
+# Words that hedge what follows ("бажано не перший поверх", "preferably"): never searched for.
+HEDGES = _set("hedge_words")
 PLACE_PREPS, VIEW_WORDS, STOP_WORDS = (
     _set("place_preps"),
     _set("view_words"),

@@ -491,6 +491,8 @@ NOT_READ = [
     ("500 м до метро", {}, ["min_area", "max_area"]),
     ("з видом на Дніпро", {"window_view": "water"}, ["city", "metro_station"]),
     ("квартира с видом на Днепр", {"window_view": "water"}, ["city", "metro_station"]),
+    # many houses are the property ("продаж будинків"); the building of a flat is one
+    ("продаж будинків у Харкові", {"property_type": "house", "deal_type": "sale"}, []),
     # "по" alone is each room's area, not the flat's
     ("3 кімнати по 15 м2", {"rooms_count": 3}, ["min_area", "max_area"]),
     ("flat with a view of the Dnipro", {"window_view": "water"}, ["city", "metro_station"]),
@@ -668,6 +670,10 @@ def test_storeys_leave_no_words_and_say_what_they_read(gazetteer):
         ("I need a flat for rent in Kharkiv", ""),
         # only where they lead: inside the request they are searched for as said
         ("квартира з каміном, мені треба швидко", "каміном мені треба швидко"),
+        ("Цікавить квартира з каміном", "каміном"),
+        # a budget's word goes with its price, a hedge and "про" go anywhere
+        ("квартира в Києві, бюджет до 70 тисяч, бажано з каміном", "каміном"),
+        ("оголошення про продаж будинків", ""),
     ],
 )
 def test_words_that_frame_a_request_are_not_searched_for(gazetteer, text, searched):
