@@ -215,6 +215,10 @@ class Request:
             j -= 1  # "земельною ділянкою": one type in two words
         return self.has(j, WITH)
 
+    def chips_ending(self, i: int) -> list[Chip]:
+        """The chips read from words that end right before token i."""
+        return [chip for chip in self.chips if i > 0 and chip.end == self.tokens[i - 1].end]
+
     def count(self, i: int) -> float | None:
         """The number at token i, in digits or in a word ("2", "дві", "двома", "two")."""
         if self.kind(i) == "num":

@@ -115,6 +115,7 @@ CASES = [
     ("продам кв у Львові", {"property_type": "apartment", "city": "Львів"}),
     ("квартира 60 кв м", {"min_area": 54.0, "max_area": 66.0}),
     ("60 кв", {"min_area": 54.0, "property_type": None}),
+    ("ділянка 10 соток кв", {"min_area": 900.0, "property_type": "land"}),
     # bedrooms count as rooms, in every language (as "3 bedroom flat" does)
     ("2 спальні квартира в Києві", {"rooms_count": 2, "city": "Київ"}),
     ("квартира с двумя спальнями", {"rooms_count": 2, "property_type": "apartment"}),
