@@ -28,11 +28,10 @@ from .words import (
     YEAR_AFTER,
     YEAR_BEFORE,
     YEAR_FROM,
+    YEAR_SUFFIXES,
     YEAR_WORDS,
 )
 
-# A year's ordinal ending ("2020-го", "2015-й"), which says it is a year without its word.
-YEAR_SUFFIXES = frozenset({"го", "ого", "й", "ий", "му", "ому", "м"})
 # The building years a request may say: a number outside them is no year.
 YEARS = (1800, 2100)
 

@@ -1,6 +1,6 @@
 """How recently a listing was published: "за останній тиждень", "за останні 3 дні",
 "за последний месяц", "in the last 2 weeks", "за сьогодні" (`published_after`, counted back
-from today)."""
+from today), or since when: "оголошення з 2024 року", "опубліковані після 1 листопада"."""
 
 from __future__ import annotations
 
@@ -8,7 +8,19 @@ import calendar
 import datetime
 
 from .request import Request
-from .words import LISTING_NOUNS, PERIOD_UNITS, PUBLISHED, RECENT, TODAY_WORDS
+from .words import (
+    DASHES,
+    LISTING_NOUNS,
+    MONTHS,
+    PERIOD_UNITS,
+    PUBLISHED,
+    RECENT,
+    TODAY_WORDS,
+    YEAR_AFTER,
+    YEAR_FROM,
+    YEAR_SUFFIXES,
+    YEAR_WORDS,
+)
 
 # Before a period: "за останній тиждень", "in the last week", "within the past 3 days".
 PERIOD_PREPS = frozenset({"за", "in", "over", "within", "for", "during", "from"})
@@ -17,6 +29,8 @@ PERIOD_PREPS = frozenset({"за", "in", "over", "within", "for", "during", "from
 def read_published(r: Request) -> None:
     for i in range(len(r.tokens)):
         if "published_after" in r.filters or r.kind(i) != "word" or not r.free(i):
+            continue
+        if _published_since(r, i):
             continue
         listings_before = r.has(i - 2, PUBLISHED) and r.low(i - 1) == "за"
         if r.has(i, RECENT) or (listings_before and r.has(i, PERIOD_UNITS)):
@@ -43,6 +57,41 @@ def read_published(r: Request) -> None:
         elif _publishing_verb(r, end):
             end += 1  # "сьогодні опубліковані"
         r.take(start, end, f"опубліковано з {since:%d.%m.%Y}", {"published_after": since})
+
+
+def _published_since(r: Request, i: int) -> bool:
+    """A date said after a word for publishing or listings and "з", "після", "since" at i:
+    "оголошення з 2024 року" (from 1 January), "опубліковані після 1 листопада" (from the
+    2nd; a day without its year is the last such day up to today), "listed since 3 March
+    2026". Taken as `published_after`; True when read."""
+    after = r.has(i, YEAR_AFTER)
+    if not (after or r.has(i, YEAR_FROM)) or not any(r.has(k, PUBLISHED) for k in (i - 2, i - 1)):
+        return False
+    k, end = i + 1, None
+    if r.kind(k) == "num" and r.has(k + 1, MONTHS) and r.free(k + 1):
+        day, month = int(r.tokens[k].number), int(r.value(k + 1, MONTHS))
+        year, end = r.today.year, k + 2
+        if r.kind(end) == "num" and 1900 <= r.tokens[end].number <= 2100:
+            year, end = int(r.tokens[end].number), end + 1
+        elif (month, day) > (r.today.month, r.today.day):
+            year -= 1  # "після 10 грудня" said on 5 December: last year's
+        if not 1 <= day <= calendar.monthrange(year, month)[1]:
+            return False
+        since = datetime.date(year, month, day) + datetime.timedelta(days=after)
+    elif r.kind(k) == "num" and 1990 <= r.tokens[k].number <= 2100 and r.tokens[k].number % 1 == 0:
+        year, end = int(r.tokens[k].number), k + 1
+        since = datetime.date(year + after, 1, 1)
+    else:
+        return False
+    if r.low(end) in DASHES and r.has(end + 1, YEAR_SUFFIXES):
+        end += 2  # "з 2024-го"
+    if r.has(end, YEAR_WORDS):
+        end = r.skip_dot(end + 1)  # "з 2024 року", "1 листопада 2026 р."
+    if not all(r.free(k) for k in range(i, end)):
+        return False
+    start = i - 1 if _publishing_verb(r, i - 1) else i
+    r.take(start, end, f"опубліковано з {since:%d.%m.%Y}", {"published_after": since})
+    return True
 
 
 def _publishing_verb(r: Request, k: int) -> bool:

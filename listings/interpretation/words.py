@@ -89,6 +89,8 @@ YEAR_WORDS, BUILT, PUBLISHED = (
     _set("publish_words"),
 )
 # Before a building year: "з 2010" (that year on), "після 2010" (later), "до 2000" (earlier).
+# A year's ordinal ending ("2020-го", "2015-й"), which says it is a year without its word.
+YEAR_SUFFIXES = frozenset({"го", "ого", "й", "ий", "му", "ому", "м"})
 YEAR_FROM, YEAR_AFTER, YEAR_BEFORE = (
     _set("year_from"),
     _set("year_after"),
@@ -109,6 +111,7 @@ MOST_WORDS = _set("most_words")
 # How recently published (published.py): "за останні 3 дні", "in the last week", "за сьогодні".
 RECENT, PERIOD_UNITS = _set("recent_words"), _map("period_units")
 TODAY_WORDS = _map("today_words")
+MONTHS = _map("months")  # "після 1 листопада", "since 3 March"
 # A building's age: "не старше 10 років", "молодше 5 лет", "less than 10 years old".
 AGE_OLDER, AGE_YOUNGER, AGE_UNITS = (
     _set("age_older"),

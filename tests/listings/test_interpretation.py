@@ -917,6 +917,14 @@ DAY = datetime.date(2026, 3, 31)
         ("свежие объявления за неделю", datetime.date(2026, 3, 24), "свежие"),
         ("квартири опубліковані вчора", datetime.date(2026, 3, 30), ""),
         ("оголошення за сьогодні", DAY, ""),
+        # since when, said with a word for publishing or listings
+        ("оголошення з 2024 року", datetime.date(2024, 1, 1), ""),
+        ("оголошення після 2024 року", datetime.date(2025, 1, 1), ""),
+        ("квартири у Львові, оголошення з 2025-го", datetime.date(2025, 1, 1), ""),
+        ("квартири опубліковані після 1 березня", datetime.date(2026, 3, 2), ""),
+        ("квартири опубліковані після 10 грудня", datetime.date(2025, 12, 11), ""),
+        ("listings since 3 March 2025", datetime.date(2025, 3, 3), ""),
+        ("оголошення з 30 лютого", None, "30 лютого"),  # no such day
         # no publication: a floor, a month's rent, a day's rent "for today"
         ("квартира на останньому поверсі", None, ""),
         ("оренда за місяць 10000 грн", None, ""),
