@@ -40,6 +40,7 @@ from .words import (
     HEDGES,
     KEPT_PROPERTY_WORDS,
     LISTING_NOUNS,
+    NEAR,
     OUTSKIRTS,
     PLACE_PREPS,
     PROPERTY_WORDS,
@@ -239,6 +240,8 @@ def _remaining(r: Request) -> str:
             continue
         if r.keys[i] & (LISTING_NOUNS | HEDGES):
             continue  # "оголошення", "listings": what every search finds; "бажано": a hedge
+        if r.keys[i] & NEAR and i + 1 < len(r.tokens) and not r.used[i + 1]:
+            continue  # "возле метро": the place is what a listing says ("метро"), not "возле"
         # A preposition or operator right before something understood went with it.
         if token.low in STOP_WORDS and (i + 1 < len(r.tokens) and r.used[i + 1]):
             continue

@@ -51,7 +51,7 @@ def test_the_request_is_read_into_filters_and_every_result_meets_them(run):
     page = run(query=REQUEST, limit=10, interpret=True)
     assert page.interpreted is not None
     assert page.interpreted.filters["rooms_count"] == 2
-    assert page.interpreted.text == "біля метро"
+    assert page.interpreted.text == "метро"
     assert page.interpreted.summary.startswith("Зрозуміли: 2 кімнати · Квартира · до 60")
     assert page.query == REQUEST
     assert page.filters["rooms_count"] == 2 and page.filters["max_price"] == 60000
