@@ -80,8 +80,7 @@ def read_area(r: Request) -> None:
             continue
         if bare:
             start -= 1 if r.has(start - 1, APPROX) else 0  # "близько 70 м2"
-            low, high = either_side(quantity.low, BARE_AREA_SPREAD)
-            label = f"≈ {number_text(quantity.low)} м²"
+            low, high, label = _about(quantity.low)
         else:
             label = range_label(low, high, "м²")
         if start > 0 and r.has(start - 1, AREA_CUES) and r.low(start - 1).startswith("площ"):
@@ -106,13 +105,13 @@ def read_area_parts(r: Request) -> None:
             continue
         if min(sizes) <= 0 or max(sizes[1:]) >= sizes[0] or (len(sizes) == 2 and unit is None):
             continue  # "5/9": a floor of a building of 9 storeys
-        low, high = either_side(sizes[0], BARE_AREA_SPREAD)
-        values = {"min_area": low, "max_area": high}
-        labels = [f"≈ {number_text(sizes[0])} м²"]
+        low, high, label = _about(sizes[0])
+        values: dict[str, float] = {"min_area": low, "max_area": high}
+        labels = [label]
         for part, size in zip(("living", "kitchen"), sizes[1:], strict=False):
-            least = round(size * (1 - BARE_AREA_SPREAD), 2)
-            values[f"min_{part}_area"] = least
-            labels.append(f"{PART_LABELS[part]} " + range_label(least, None, "м²"))
+            bound, label = _part_bounds(part, None, size, bare=True)
+            values |= bound
+            labels.append(label)
         start = i - 1 if r.has(i - 1, AREA_CUES) and r.low(i - 1).startswith("площ") else i
         r.take(start, end, ", ".join(labels), values)
 
@@ -120,17 +119,31 @@ def read_area_parts(r: Request) -> None:
 PART_LABELS = {"kitchen": "кухня", "living": "житлова площа"}
 
 
+def _about(area: float) -> tuple[float, float, str]:
+    """A bare total area ("квартира 50 м²"): BARE_AREA_SPREAD either side, and its label."""
+    low, high = either_side(area, BARE_AREA_SPREAD)
+    return low, high, f"≈ {number_text(area)} м²"
+
+
+def _part_bounds(
+    part: str, low: float | None, high: float | None, *, bare: bool
+) -> tuple[dict[str, float], str]:
+    """The kitchen's or the living area's (`part`) filters and label: (low, high), or for a
+    bare value (`high`) from BARE_AREA_SPREAD under it up ("з кухнею 12 м²")."""
+    if bare:
+        low, high = round(float(high or 0) * (1 - BARE_AREA_SPREAD), 2), None
+    bounds = {f"min_{part}_area": low, f"max_{part}_area": high}
+    label = f"{PART_LABELS[part]} " + range_label(low, high, "м²")
+    return {name: value for name, value in bounds.items() if value is not None}, label
+
+
 def _part_area(
     r: Request, part: str, at: int, end: int, low: float | None, high: float | None, *, bare: bool
 ) -> None:
-    """The kitchen's or the living area (`part`) from its word at `at` to `end`: (low, high),
-    or for a bare value (`high`) from BARE_AREA_SPREAD under it up ("з кухнею 12 м²")."""
-    if bare:
-        low, high = round(float(high or 0) * (1 - BARE_AREA_SPREAD), 2), None
-    start = r.with_start(at)
-    values = {f"min_{part}_area": low, f"max_{part}_area": high}
-    label = f"{PART_LABELS[part]} " + range_label(low, high, "м²")
-    r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
+    """The kitchen's or the living area (`part`) from its word at `at` to `end`
+    (_part_bounds)."""
+    values, label = _part_bounds(part, low, high, bare=bare)
+    r.take(r.with_start(at), end, label, values)
 
 
 def _property_said(r: Request) -> bool:

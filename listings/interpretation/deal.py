@@ -50,9 +50,10 @@ def read_deal(r: Request) -> None:
                 r.used[k] = True
 
 
-def _amount(r: Request) -> float:
-    """The price read: its upper bound, else its lower one."""
-    return float(r.filters.get("max_price") or r.filters.get("min_price") or 0)
+def _amount(r: Request, per: str = "") -> float:
+    """The price read (`per`: "_per_m2", the price per m²): its upper bound, else its lower
+    one."""
+    return float(r.filters.get(f"max_price{per}") or r.filters.get(f"min_price{per}") or 0)
 
 
 def likely_currency(r: Request, deal: str | None) -> str:
@@ -85,9 +86,8 @@ def deal_by_price(r: Request, currency_said: bool) -> None:
         return
     amount = _amount(r)
     floor = SALE_PRICE_FLOOR.get(r.filters["currency"])
-    per_m2 = float(r.filters.get("max_price_per_m2") or r.filters.get("min_price_per_m2") or 0)
     per_m2_floor = SALE_PRICE_PER_M2_FLOOR.get(r.filters["currency"])
-    if per_m2_floor is not None and per_m2 >= per_m2_floor:
+    if per_m2_floor is not None and _amount(r, "_per_m2") >= per_m2_floor:
         deal, label = "sale", "продаж (за ціною)"  # "до 1000 $ за метр"
     elif floor is not None and amount >= floor:
         deal, label = "sale", "продаж (за ціною)"

@@ -98,9 +98,7 @@ def _distance(r: Request, i: int) -> tuple[float | None, int, float | None]:
 
 def _after_station(r: Request, i: int) -> bool:
     """Whether token i follows a metro station read ("біля метро Лук'янівська 300 метрів")."""
-    return i > 0 and any(
-        "metro_station" in chip.filters and chip.end == r.tokens[i - 1].end for chip in r.chips
-    )
+    return any("metro_station" in chip.filters for chip in r.chips_ending(i))
 
 
 def _metro_word(r: Request, i: int) -> bool:

@@ -5,7 +5,7 @@ hybrid, the order is named as not applied: listings.understanding.unsorted)."""
 
 from __future__ import annotations
 
-from .request import Chip, Request, dropped_if_negated
+from .request import Request, dropped_if_negated
 from .words import (
     LISTING_NOUNS,
     MOST_WORDS,
@@ -47,8 +47,4 @@ def read_order(r: Request) -> None:
         if dropped_if_negated(r, start, end):
             continue  # "не найдешевші"
         r.order = order
-        for k in range(start, end):
-            r.used[k] = True
-        r.chips.append(
-            Chip(ORDER_LABELS[order], ("sort_by",), r.tokens[start].start, r.tokens[end - 1].end)
-        )
+        r.take(start, end, ORDER_LABELS[order], {}, names=("sort_by",))

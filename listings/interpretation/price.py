@@ -59,13 +59,7 @@ def read_price(r: Request) -> None:
             label = f"≈ {number_text(quantity.low)} {currency}"
         else:
             label = range_label(low, high, currency)
-        values: dict[str, Any] = {}
-        if low is not None:
-            values["min_price"] = low
-        if high is not None:
-            values["max_price"] = high
-        values["currency"] = quantity.currency
-        r.take(start, end, label, values)
+        r.take(start, end, label, {**_bounds(low, high), "currency": quantity.currency})
 
 
 def _take_per_m2(
@@ -74,12 +68,14 @@ def _take_per_m2(
     """A price per m² of total area; in dollars unless a currency is said (the market
     quotes metres in dollars)."""
     currency = quantity.currency or "USD"
-    values: dict[str, Any] = {"currency": currency}
-    if low is not None:
-        values["min_price_per_m2"] = low
-    if high is not None:
-        values["max_price_per_m2"] = high
+    values = {"currency": currency, **_bounds(low, high, "_per_m2")}
     r.take(start, end, range_label(low, high, f"{currency}/м²"), values)
+
+
+def _bounds(low: float | None, high: float | None, per: str = "") -> dict[str, Any]:
+    """min_price and max_price (`per`: "_per_m2", the price per m²) of the bounds said."""
+    bounds = {f"min_price{per}": low, f"max_price{per}": high}
+    return {name: value for name, value in bounds.items() if value is not None}
 
 
 PER = frozenset({"за", "per", "a", "/"})

@@ -231,13 +231,23 @@ class Request:
                 return table[key]
         return None
 
-    def take(self, start: int, end: int, label: str, values: Mapping[str, Any]) -> None:
+    def take(
+        self,
+        start: int,
+        end: int,
+        label: str,
+        values: Mapping[str, Any],
+        *,
+        names: tuple[str, ...] | None = None,
+    ) -> None:
+        """Tokens start..end read as `values` (filters), shown as a chip `label` that names
+        them, or `names` for what is no filter (an order: "sort_by")."""
         for name, value in values.items():
             self.filters.setdefault(name, value)
         for i in range(start, end):
             self.used[i] = True
         span = self.tokens[start].start, self.tokens[end - 1].end
-        self.chips.append(Chip(label, tuple(values), *span))
+        self.chips.append(Chip(label, names or tuple(values), *span))
 
     def skip_dot(self, j: int) -> int:
         return j + 1 if self.kind(j) == "sym" and self.low(j) == "." else j
