@@ -60,6 +60,8 @@ def understood(*, empty_text: str = "query") -> Callable[[Callable[..., SearchPa
     """
 
     def decorate(search_function: Callable[..., SearchPage]) -> Callable[..., SearchPage]:
+        sorts = _sorts(search_function)  # once, not a signature read per call
+
         @functools.wraps(search_function)
         def run(
             *, query: Any = None, filters: Any = None, interpret: Any = False, **kwargs: Any
@@ -93,7 +95,7 @@ def understood(*, empty_text: str = "query") -> Callable[[Callable[..., SearchPa
             text = query_text(query)
             explicit = _resolved(filters)
             reading, refused = understanding.refuse(read_query(text))
-            if not _sorts(search_function):
+            if not sorts:
                 reading, unsorted = understanding.unsorted(reading)
                 refused = {**refused, **unsorted}
             merged, overridden = understanding.merge(explicit, reading.filters)
