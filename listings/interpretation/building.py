@@ -28,8 +28,6 @@ from .words import (
     YEAR_AFTER,
     YEAR_BEFORE,
     YEAR_FROM,
-    YEAR_SUFFIXES,
-    YEAR_WORDS,
 )
 
 # The building years a request may say: a number outside them is no year.
@@ -78,10 +76,8 @@ def read_year(r: Request) -> None:
             low, high, end = min(year, other), max(year, other), end + 2
         # "2015-го року"; "після 2020-го": an ordinal ending after "після", "до", "з" says a
         # year, its word unsaid
-        suffixed = r.low(end) in DASHES and r.low(end + 1) in YEAR_SUFFIXES
-        end += 2 if suffixed else 0
-        said = (suffixed and start < i) or r.has(end, YEAR_WORDS)
-        end = r.skip_dot(end + 1) if r.has(end, YEAR_WORDS) else end
+        end, suffixed, worded = r.past_year(end)
+        said = (suffixed and start < i) or worded
         if r.low(end) in ALTERNATIVES - {"/"} and low == high:
             # "2015 року і пізніше", "2000 or earlier"
             if r.has(end + 1, YEAR_AFTER):

@@ -9,7 +9,6 @@ import datetime
 
 from .request import Request
 from .words import (
-    DASHES,
     LISTING_NOUNS,
     MONTHS,
     PERIOD_UNITS,
@@ -18,8 +17,6 @@ from .words import (
     TODAY_WORDS,
     YEAR_AFTER,
     YEAR_FROM,
-    YEAR_SUFFIXES,
-    YEAR_WORDS,
 )
 
 # Before a period: "за останній тиждень", "in the last week", "within the past 3 days".
@@ -83,10 +80,7 @@ def _published_since(r: Request, i: int) -> bool:
         since = datetime.date(year + after, 1, 1)
     else:
         return False
-    if r.low(end) in DASHES and r.has(end + 1, YEAR_SUFFIXES):
-        end += 2  # "з 2024-го"
-    if r.has(end, YEAR_WORDS):
-        end = r.skip_dot(end + 1)  # "з 2024 року", "1 листопада 2026 р."
+    end, _, _ = r.past_year(end)  # "з 2024-го", "з 2024 року", "1 листопада 2026 р."
     if not all(r.free(k) for k in range(i, end)):
         return False
     start = i - 1 if _publishing_verb(r, i - 1) else i

@@ -63,6 +63,7 @@ from .words import (
     STUDIO,
     THOUSANDS,
     WITH,
+    YEAR_SUFFIXES,
     YEAR_WORDS,
 )
 
@@ -214,6 +215,14 @@ class Request:
         ):
             j -= 1  # "земельною ділянкою": one type in two words
         return self.has(j, WITH)
+
+    def past_year(self, end: int) -> tuple[int, bool, bool]:
+        """From `end`, right after a year, the token past its ordinal ending ("2020-го") and
+        its word ("року", "р."), and whether each was said."""
+        suffixed = self.low(end) in DASHES and self.low(end + 1) in YEAR_SUFFIXES
+        end += 2 if suffixed else 0
+        worded = self.has(end, YEAR_WORDS)
+        return (self.skip_dot(end + 1) if worded else end), suffixed, worded
 
     def chips_ending(self, i: int) -> list[Chip]:
         """The chips read from words that end right before token i."""
