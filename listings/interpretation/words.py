@@ -88,9 +88,9 @@ YEAR_WORDS, BUILT, PUBLISHED = (
     _set("built_words"),
     _set("publish_words"),
 )
-# Before a building year: "з 2010" (that year on), "після 2010" (later), "до 2000" (earlier).
 # A year's ordinal ending ("2020-го", "2015-й"), which says it is a year without its word.
 YEAR_SUFFIXES = frozenset({"го", "ого", "й", "ий", "му", "ому", "м"})
+# Before a building year: "з 2010" (that year on), "після 2010" (later), "до 2000" (earlier).
 YEAR_FROM, YEAR_AFTER, YEAR_BEFORE = (
     _set("year_from"),
     _set("year_after"),
