@@ -120,8 +120,9 @@ class Filters(BaseModel):
     )
     renovation_status: str | None = Field(
         None,
-        description="cosmetic, euro, designer, none or construction (or a value present, a "
-        "synonym: 'euro' also matches 'euro_repair', 'Євроремонт').",
+        description="cosmetic, euro, designer, none or construction; renovated: any of the "
+        "first three (or a value present, a synonym: 'euro' also matches 'euro_repair', "
+        "'Євроремонт').",
         examples=RenovationStatus.values,
     )
     heating_type: str | None = Field(

@@ -50,6 +50,13 @@ FILTERED_ENUMS = (
     "parking_type",
     "window_view",
 )
+# Filter values that stand for several documented ones: "renovated" ("з ремонтом") is any
+# renovation done. A filter matches the spellings of each; no raw value is read as one.
+RENOVATED = "renovated"
+VALUE_GROUPS: dict[str, dict[str, tuple[str, ...]]] = {
+    "renovation_status": {RENOVATED: ("cosmetic", "euro", "designer")},
+}
+GROUP_LABELS = {RENOVATED: "з ремонтом"}
 # listing_status words that are not values: lift the filter, or only listings without one.
 STATUS_ANY = "any"
 STATUS_UNKNOWN = "unknown"
@@ -302,7 +309,12 @@ class Vocabulary:
     # --- enums ----------------------------------------------------------------------------
 
     def spellings(self, column: str, value: str) -> list[str]:
-        """Raw values to match for `value` (documented, a synonym or a value present)."""
+        """Raw values to match for `value` (documented, a synonym, a group of documented values
+        or a value present)."""
+        members = VALUE_GROUPS.get(column, {}).get(key(value))
+        if members is not None:
+            own = {v for v in self.present.get(column, {}) if key(v) == key(value)}
+            return sorted(own.union(*(self.spellings(column, m) for m in members)))
         target = canonical(column, value)
         present = self.present.get(column, {})
         if target is not None:
@@ -319,14 +331,17 @@ class Vocabulary:
         target = canonical(column, value)
         if target is not None:
             return target
+        if key(value) in VALUE_GROUPS.get(column, {}):
+            return key(value)
         for raw in self.present.get(column, {}):
             if key(raw) == key(value) and canonical(column, raw) is None:
                 return raw
         raise ValueError(ENUM_VALUE_NOT_ALLOWED.format(allowed=", ".join(self.allowed(column))))
 
     def allowed(self, column: str) -> list[str]:
-        """Documented values (and any/unknown for the status), then unknown values present."""
-        values = documented(column)
+        """Documented values (and any/unknown for the status, the groups), then unknown values
+        present."""
+        values = documented(column) + list(VALUE_GROUPS.get(column, {}))
         if column == "listing_status":
             values += [STATUS_ANY, STATUS_UNKNOWN]
         extra = sorted(v for v in self.present.get(column, {}) if canonical(column, v) is None)
@@ -344,6 +359,7 @@ class Vocabulary:
                 for spelling, target in sorted(SYNONYM_TABLE[column].items())
                 if spelling != target
             },
+            **({"groups": dict(VALUE_GROUPS[column])} if column in VALUE_GROUPS else {}),
         }
 
     # --- currencies -----------------------------------------------------------------------

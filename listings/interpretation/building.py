@@ -22,8 +22,11 @@ from .words import (
     PERSONS,
     PUBLISHED,
     RANGE_TO,
+    RENOVATED,
+    RENOVATION_DONE,
     RENOVATION_NOUNS,
     RENOVATION_WORDS,
+    WITH,
     WITHOUT,
     YEAR_AFTER,
     YEAR_BEFORE,
@@ -154,9 +157,9 @@ def read_renovation(r: Request) -> None:
     for i in range(len(r.tokens)):
         if r.kind(i) != "word" or "renovation_status" in r.filters:
             continue
-        value, end = None, i + 1
+        value, start, end = None, r.with_start(i), i + 1
         if r.has(i, WITHOUT) and r.has(i + 1, RENOVATION_NOUNS):
-            value, end = "none", i + 2
+            value, start, end = "none", i, i + 2
         elif r.has(i + 1, RENOVATION_NOUNS) and r.has(i, RENOVATION_WORDS):
             value, end = r.value(i, RENOVATION_WORDS), i + 2
         elif r.has(i, RENOVATION_WORDS) and "ремонт" in r.low(i):
@@ -164,11 +167,32 @@ def read_renovation(r: Request) -> None:
         elif any("ремонт" in key for key in r.keys[i]):
             for key in r.keys[i]:
                 value = value or vocabulary.canonical("renovation_status", key)
-        if value is None or dropped_if_negated(r, i, end):
+        if value is None and r.has(i, RENOVATED):
+            value = vocabulary.RENOVATED  # "відремонтована", "renovated"
+        elif value is None and r.has(i, RENOVATION_NOUNS):
+            done = _renovation_done(r, i)
+            value, start = (vocabulary.RENOVATED, done) if done is not None else (None, start)
+        if value is None or dropped_if_negated(r, start, end):
             continue
-        start = r.with_start(i)
-        label = str(RenovationStatus(value).label)
+        label = vocabulary.GROUP_LABELS.get(value) or str(RenovationStatus(value).label)
         r.take(start, end, label, {"renovation_status": value})
+
+
+def _renovation_done(r: Request, i: int) -> int | None:
+    """Where a renovation of no kind said, but said done, starts before its noun at i: "з
+    ремонтом", "після ремонту", "зі свіжим ремонтом", "after a modern renovation"; None for
+    the noun alone ("ремонт у 2020 році"), or said otherwise ("під ремонт", "з недорогим
+    ремонтом": the renovation's price; "з ремонтом 2020 року": its year, left to full text
+    with it)."""
+    if _year_at(r, i + 1) or (r.low(i + 1) in {"у", "в", "in"} and _year_at(r, i + 2)):
+        return None
+    k = i - 1
+    while k > i - 3 and r.has(k, RENOVATION_DONE):
+        k -= 1
+    k -= 1 if r.low(k) in {"a", "the"} else 0
+    if r.has(k, WITH):
+        return k
+    return k + 1 if k < i - 1 and r.low(k + 1) not in {"a", "the"} else None
 
 
 def read_balcony(r: Request) -> None:

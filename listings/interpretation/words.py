@@ -64,6 +64,9 @@ SHORT_NOUNS, SHORT_PREPS = _set("short_rent_nouns"), _set("short_rent_preps")
 # "на місяць", "/міс", "per month": a price by the month is a long rent
 MONTH_NOUNS, MONTH_PREPS = _set("long_rent_nouns"), _set("long_rent_preps")
 BUILDING_NOUNS, RENOVATION_NOUNS = _set("building_nouns"), _set("renovation_nouns")
+# A renovation done, of no kind said: "відремонтована", "renovated"; before the noun, "після
+# ремонту", "зі свіжим ремонтом", "with a modern renovation".
+RENOVATED, RENOVATION_DONE = _set("renovated_words"), _set("renovation_done")
 WITHOUT, WITH, BALCONY = _set("without"), _set("with"), _set("balcony_words")
 METRO_CUES, DISTRICT_CUES, NEAR = (
     _set("metro_cues"),

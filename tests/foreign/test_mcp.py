@@ -337,6 +337,11 @@ async def test_item5_filters_accept_present_values_and_map_synonyms(foreign, rec
             f"item 5: renovation_status='euro' finds {sorted(euro)}"
         )
         assert Hostile.STANDARD in await found(renovation_status="standard")
+        renovated = await found(renovation_status="renovated")  # any renovation done
+        assert {Hostile.EURO, Hostile.EURO_REPAIR, Hostile.EVROREMONT} <= renovated, (
+            f"item 5: renovation_status='renovated' finds {sorted(renovated)}"
+        )
+        assert Hostile.STANDARD not in renovated, "item 5: an unknown value read as renovated"
         assert Hostile.EURO_REPAIR in await found(renovation_status="euro_repair")
         assert Hostile.BLOCK in await found(building_type="block")
         assert Hostile.DAILY in await found(deal_type="rent_short"), "item 5: daily ≠ rent_short"

@@ -321,6 +321,18 @@ CASES = [
     ("з євроремонтом", {"renovation_status": "euro"}),
     ("без ремонту", {"renovation_status": "none"}),
     ("с евроремонтом", {"renovation_status": "euro"}),
+    # a renovation done, of no kind said: any of cosmetic, euro, designer
+    ("квартира з ремонтом у Києві", {"renovation_status": "renovated", "city": "Київ"}),
+    ("квартира після ремонту", {"renovation_status": "renovated"}),
+    ("квартира после ремонта", {"renovation_status": "renovated"}),
+    ("квартира зі свіжим ремонтом", {"renovation_status": "renovated"}),
+    ("с хорошим ремонтом", {"renovation_status": "renovated"}),
+    ("після капітального ремонту", {"renovation_status": "renovated"}),
+    ("квартира, свіжий ремонт", {"renovation_status": "renovated"}),
+    ("відремонтована квартира у Львові", {"renovation_status": "renovated", "city": "Львів"}),
+    ("renovated flat in Kyiv", {"renovation_status": "renovated"}),
+    ("apartment with a modern renovation", {"renovation_status": "renovated"}),
+    ("з косметичним ремонтом", {"renovation_status": "cosmetic"}),
     ("з балконом", {"has_balcony": True}),
     ("без балкона", {"has_balcony": False}),
     # the kitchen's area is no total area; a bare one is a least, less a tenth
@@ -514,7 +526,13 @@ NOT_READ = [
     ("квартира до 500", {"property_type": "apartment"}, ["max_price"]),
     ("оренда до 20 хвилин від центру", {"deal_type": "rent_long"}, ["max_price"]),
     ("оренда квартири до 5 поверху", {"max_floor": 5}, ["max_price"]),
-    ("з ремонтом", {}, ["renovation_status"]),
+    # a renovation said otherwise than done: needed, priced, only a year
+    ("квартира під ремонт", {}, ["renovation_status"]),
+    ("квартира потребує ремонту", {}, ["renovation_status"]),
+    ("квартира требует ремонта", {}, ["renovation_status"]),
+    ("квартира з недорогим ремонтом", {}, ["renovation_status"]),
+    ("квартира з ремонтом у 2021 році", {}, ["renovation_status", "min_building_year"]),
+    ("квартира не після ремонту", {}, ["renovation_status"]),
     ("ціна в євро", {}, ["renovation_status"]),
     ("простора квартира", {"property_type": "apartment"}, ["min_area"]),
     # either floor: no filters say "the first or the top"
@@ -566,6 +584,14 @@ NOT_READ = [
 def test_a_flats_building_leaves_no_word_to_search_for(gazetteer, text):
     # "будинку" left in the text made full-text search require the word in every listing
     assert read(text, gazetteer).text == ""
+
+
+def test_a_renovation_done_is_one_chip_over_its_words(gazetteer):
+    text = "2 кімнати зі свіжим ремонтом біля парку"
+    reading = read(text, gazetteer)
+    chip = next(c for c in reading.chips if c.filters == ("renovation_status",))
+    assert (chip.label, text[chip.start : chip.end]) == ("з ремонтом", "зі свіжим ремонтом")
+    assert reading.text == "парку"
 
 
 def test_a_negated_value_leaves_the_searched_text_too(gazetteer):

@@ -248,6 +248,35 @@ def test_filters_build_in_lists_not_functions_on_the_columns():
     assert not re.search(r"(UPPER|LOWER|TRIM|COALESCE)\(", text)
 
 
+def test_a_group_value_matches_every_spelling_of_its_members_and_nothing_else():
+    vocab = Vocabulary(
+        present={
+            "renovation_status": {
+                "euro_repair": 1,
+                "Косметичний ремонт": 1,
+                "designer": 1,
+                "none": 1,
+                "construction": 1,
+                "standard": 1,
+            }
+        }
+    )
+    filters = resolve_filters(parse_filters({"renovation_status": " Renovated "}), vocab)
+    assert filters.renovation_status == "renovated"
+    assert vocab.spellings("renovation_status", "renovated") == [
+        "cosmetic",
+        "designer",
+        "euro",
+        "euro_repair",
+        "Косметичний ремонт",
+    ]
+    assert "renovated" in vocab.allowed("renovation_status")
+    assert vocab.describe("renovation_status")["groups"] == {
+        "renovated": ("cosmetic", "euro", "designer")
+    }
+    assert vocabulary.canonical("renovation_status", "renovated") is None  # no raw value is one
+
+
 # --- live: the scratch database -----------------------------------------------------------
 
 
@@ -257,6 +286,8 @@ def test_a_documented_value_matches_its_synonyms_present(fresh_facts):
         assert ids(page) == {1, 2, 3, 6, 9}, spelling
         assert page.filters["renovation_status"] == "euro"
     assert ids(find(ALL | {"deal_type": "rent_short"})) == {8}
+    # any renovation done: cosmetic, euro, designer in every spelling; not "standard", NULL
+    assert ids(find(ALL | {"renovation_status": "renovated"})) == {1, 2, 3, 5, 6, 8, 9}
     assert ids(find(ALL | {"deal_type": "daily"})) == {8}
 
 
@@ -271,7 +302,7 @@ def test_a_value_neither_documented_present_nor_a_synonym_is_refused(fresh_facts
         find({"renovation_status": "straw"})
     assert excinfo.value.message == (
         "Filter 'renovation_status': must be one of cosmetic, euro, designer, none, "
-        "construction, standard (or a synonym listed in describe_schema)."
+        "construction, renovated, standard (or a synonym listed in describe_schema)."
     )
 
 
