@@ -60,12 +60,21 @@ def _published_since(r: Request, i: int) -> bool:
     """A date said after a word for publishing or listings and "з", "після", "since" at i:
     "оголошення з 2024 року" (from 1 January), "опубліковані після 1 листопада" (from the
     2nd; a day without its year is the last such day up to today), "listed since 3 March
-    2026". Taken as `published_after`; True when read."""
+    2026", a whole date after "з" alone: "квартири з 01.11.2026", "since 2026-11-01". Taken
+    as `published_after`; True when read."""
     after = r.has(i, YEAR_AFTER)
-    if not (after or r.has(i, YEAR_FROM)) or not any(r.has(k, PUBLISHED) for k in (i - 2, i - 1)):
+    if not (after or r.has(i, YEAR_FROM)):
+        return False
+    # A whole date ("після 01.11.2026") says publishing alone: no other filter holds a day.
+    if r.kind(i + 1) != "date" and not any(r.has(k, PUBLISHED) for k in (i - 2, i - 1)):
         return False
     k, end = i + 1, None
-    if r.kind(k) == "num" and r.has(k + 1, MONTHS) and r.free(k + 1):
+    if r.kind(k) == "date":  # "з 01.11.2026", "since 2026-11-01"
+        said = r.tokens[k].date
+        if said is None or not datetime.date(1990, 1, 1) <= said <= r.today:
+            return False
+        since, end = said + datetime.timedelta(days=after), k + 1
+    elif r.kind(k) == "num" and r.has(k + 1, MONTHS) and r.free(k + 1):
         day, month = int(r.tokens[k].number), int(r.value(k + 1, MONTHS))
         year, end = r.today.year, k + 2
         if r.kind(end) == "num" and 1900 <= r.tokens[end].number <= 2100:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import math
 import re
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ _TOKEN = re.compile(
     (?P<cur>[$€₴£])
     |(?P<area>м²|m²|м2(?!\d)|m2(?!\d)|кв\.?\s?м\b\.?|sq\.?\s?m\b\.?)
     |(?P<uo>у\.\s?[оеo]\.?)
+    |(?P<date>\d{1,2}\.\d{1,2}\.(?:\d{4}|\d{2})(?![\d.,])|\d{4}-\d{1,2}-\d{1,2}(?![\d.,-]))
     |(?P<num>\d{1,3}(?:[\u00a0\u202f\u2009 ]\d{3})+(?![\d.,])|\d{1,3}(?:\.\d{3})+(?!\d|,\d)
         |\d{1,3}(?:,\d{3})+(?!\d|\.\d)|\d+(?:[.,]\d+)?)
     |(?P<word>[^\W\d_]+(?:['’ʼ`\-][^\W\d_]+)*)
@@ -30,7 +32,7 @@ _GROUPED = re.compile(r"\d{1,3}(?P<sep>[.,])\d{3}(?:(?P=sep)\d{3})*")
 class Token:
     text: str
     low: str
-    kind: str  # cur, area, uo, num, word, sym; digits: too long to be a number
+    kind: str  # cur, area, uo, date, num, word, sym; digits: too long to be a number
     start: int
     end: int
     value: float | None = None  # a number said in words ("ста": 100)
@@ -45,6 +47,18 @@ class Token:
         if _GROUPED.fullmatch(digits):
             return float(re.sub(r"[.,]", "", digits))
         return self.decimal
+
+    @property
+    def date(self) -> datetime.date | None:
+        """The day a date token says ("01.11.2026", "1.11.26", "2026-11-01"), or None for
+        one that is no day ("31.02.2026")."""
+        parts = [int(part) for part in re.split(r"[.-]", self.text)]
+        day, month, year = reversed(parts) if "-" in self.text else parts
+        year += 2000 if year < 100 else 0
+        try:
+            return datetime.date(year, month, day)
+        except ValueError:
+            return None
 
     @property
     def decimal(self) -> float:

@@ -959,6 +959,14 @@ DAY = datetime.date(2026, 3, 31)
         ("квартири опубліковані після 10 грудня", datetime.date(2025, 12, 11), ""),
         ("listings since 3 March 2025", datetime.date(2025, 3, 3), ""),
         ("оголошення з 30 лютого", None, "30 лютого"),  # no such day
+        # a whole date in digits says publishing alone
+        ("оголошення з 01.03.2026", datetime.date(2026, 3, 1), ""),
+        ("квартири у Києві після 1.03.26", datetime.date(2026, 3, 2), ""),
+        ("flats since 2026-03-01", datetime.date(2026, 3, 1), ""),
+        ("оголошення з 31.02.2026", None, "31.02.2026"),  # no such day
+        ("оголошення з 01.05.2026", None, "01.05.2026"),  # after today
+        ("квартира 01.03.2026", None, "01.03.2026"),  # no word for since
+        ("квартира 70/40/10", None, ""),  # areas, not a date
         # no publication: a floor, a month's rent, a day's rent "for today"
         ("квартира на останньому поверсі", None, ""),
         ("оренда за місяць 10000 грн", None, ""),
