@@ -45,6 +45,7 @@ from .words import (
     PLACE_PREPS,
     PROPERTY_WORDS,
     STOP_WORDS,
+    VIEW_PREPS,
     VIEW_WORDS,
 )
 
@@ -121,8 +122,9 @@ def property_type_named(value: str, property_types: Mapping[str, str]) -> str | 
 
 
 def _place_allowed(r: Request, place: Place, i: int, cue: bool) -> bool:
-    if any(r.has(k, VIEW_WORDS) for k in (i - 1, i - 2, i - 3)):
-        return False  # "з видом на Дніпро": the river
+    if any(r.has(k, VIEW_WORDS) and r.has(k + 1, VIEW_PREPS) for k in (i - 2, i - 3)):
+        return False  # "з видом на Дніпро", "view of the Dnipro": the river ("від власника у
+        # Києві" is no view: "від" folds to "вид")
     if place.column == "city":
         # "будинок під Києвом", "near Kyiv": outside the city, whose suburbs are other places
         return not (r.has(i - 1, OUTSKIRTS) or (r.has(i - 2, OUTSKIRTS) and r.low(i - 1) in FROM))

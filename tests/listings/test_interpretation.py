@@ -293,6 +293,9 @@ CASES = [
     ("flats for rent", {"property_type": "apartment"}),
     # places
     ("у Львові", {"city": "Львів"}),
+    # "від" folds to "вид" (a view), which kept the city out of "з видом на Дніпро"
+    ("квартира від власника у Києві", {"city": "Київ", "property_type": "apartment"}),
+    ("оренда від власника Київ", {"city": "Київ", "deal_type": "rent_long"}),
     ("в Києві", {"city": "Київ"}),
     ("на Оболоні", {"district": "Оболонський"}),
     ("у Печерському районі", {"district": "Печерський"}),
