@@ -9,6 +9,7 @@ from .words import (
     APPROX,
     AREA_CUES,
     DISTANCE_AFTER,
+    FLAT_SHORT,
     KITCHEN,
     LIVING,
     NOT_PRICE_AFTER,
@@ -62,7 +63,8 @@ def read_area(r: Request) -> None:
             continue
         kitchen = next((k for k in reversed(before) if r.has(k, KITCHEN)), None)
         cue = kitchen is not None or any(r.has(k, AREA_CUES) for k in before)
-        cue = cue or r.has(start - 1, PROPERTY_WORDS)
+        # "квартира 60 метрів", "3к кв 90м" (the flat's shorthand)
+        cue = cue or r.has(start - 1, PROPERTY_WORDS) or r.low(start - 1) in FLAT_SHORT
         # right after the rooms ("2к 60м", "2 кімнати 60 метрів"), or both ends of a range in
         # a request for a property ("квартира в Києві від 50 до 80 метрів"): an area too
         rooms = start - 1 - (r.low(start - 1) == ",")  # "2к, 60 м" too

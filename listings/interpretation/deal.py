@@ -5,7 +5,15 @@ from __future__ import annotations
 
 from ..models import DealType
 from .request import Chip, Request, dropped_if_negated
-from .words import DEAL_WORDS, MONTH_NOUNS, MONTH_PREPS, SHORT_NOUNS, SHORT_PREPS
+from .words import (
+    DEAL_WORDS,
+    MONTH_NOUNS,
+    MONTH_PREPS,
+    RENT_TERMS,
+    SHORT_NOUNS,
+    SHORT_PREPS,
+    TERM_NOUNS,
+)
 
 # Prices from which a request is a purchase, not a rent, in each currency.
 SALE_PRICE_FLOOR = {"USD": 10_000, "EUR": 10_000, "UAH": 400_000}
@@ -36,6 +44,9 @@ def read_deal(r: Request) -> None:
             deal, end = "rent_short", i + 2
         elif r.has(i, MONTH_NOUNS) and r.free(i - 1) and r.low(i - 1) in MONTH_PREPS:
             deal, start, end = "rent_long", i - 1, r.skip_dot(i + 1)
+        elif r.has(i, TERM_NOUNS) and r.has(i - 1, RENT_TERMS):
+            deal = r.value(i - 1, RENT_TERMS)  # "на длительный срок", "short term"
+            start = i - 2 if r.low(i - 2) in {"на", "for", "a"} and r.free(i - 2) else i - 1
         elif r.has(i, DEAL_WORDS):
             deal = r.value(i, DEAL_WORDS)
         if deal is None or dropped_if_negated(r, min(start, i), end):

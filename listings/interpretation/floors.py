@@ -216,8 +216,10 @@ def _floor_of_storeys(r: Request, i: int) -> bool:
     )
     said = (PROPERTY_WORDS, ROOMS_WORDS, ROOM_UNITS)
     flat = any(r.has(before, words) for words in said)
-    # after its area, as listings write it: "3-х кімнатна 75 кв м 4/9", "1-к 35м2 5/5"
+    # after its area, as listings write it: "3-х кімнатна 75 кв м 4/9", "1-к 35м2 5/5", "45м,
+    # 3/9" (an area read, its "м" no unit alone)
     area = before >= 0 and (r.tokens[before].kind == "area" or r.low(before) in AREA_UNITS)
+    area = area or r.area_ending(before + 1)
     # "1/2" after a flat is as often a half ("квартира 1/2 ціни") as a floor of two storeys
     return material or ((flat or area) and storeys >= 3)
 

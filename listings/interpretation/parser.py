@@ -49,8 +49,6 @@ from .words import (
     VIEW_WORDS,
 )
 
-AREA_FILTERS = frozenset({"min_area", "max_area"})
-
 
 def _property(r: Request) -> None:
     found: list[tuple[int, str]] = []
@@ -71,8 +69,7 @@ def _property(r: Request) -> None:
         elif r.low(i) in FLAT_SHORT and r.free(i) and "apartment" in r.property_types:
             # an area's "кв" ("60 кв м") was taken before; one left right after an area
             # ("10 соток кв") is what remains of its unit, not a flat
-            after_area = any(AREA_FILTERS & set(chip.filters) for chip in r.chips_ending(i))
-            found += [] if after_area else [(i, "apartment")]
+            found += [] if r.area_ending(i) else [(i, "apartment")]
     if not found:
         _kind_of_property(r)
         return

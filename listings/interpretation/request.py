@@ -67,6 +67,9 @@ from .words import (
     YEAR_WORDS,
 )
 
+# The filters of a total area: what an "area read" is.
+AREA_FILTERS = frozenset({"min_area", "max_area"})
+
 
 @dataclass(frozen=True)
 class Chip:
@@ -227,6 +230,11 @@ class Request:
     def chips_ending(self, i: int) -> list[Chip]:
         """The chips read from words that end right before token i."""
         return [chip for chip in self.chips if i > 0 and chip.end == self.tokens[i - 1].end]
+
+    def area_ending(self, i: int) -> bool:
+        """Whether a total area was read from words that end right before token i ("10 соток
+        кв", "45м, 3/9")."""
+        return any(AREA_FILTERS & set(chip.filters) for chip in self.chips_ending(i))
 
     def count(self, i: int) -> float | None:
         """The number at token i, in digits or in a word ("2", "дві", "двома", "two")."""

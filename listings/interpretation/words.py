@@ -61,6 +61,8 @@ AREA_UNITS, METRES, SQUARE = (
 )
 AREA_CUES, DISTANCE_AFTER = _set("area_cues"), _set("distance_after")
 SHORT_NOUNS, SHORT_PREPS = _set("short_rent_nouns"), _set("short_rent_preps")
+# A rent's term in two words: "на тривалий термін", "на длительный срок", "short term".
+RENT_TERMS, TERM_NOUNS = _map("rent_terms"), _set("term_nouns")
 # "на місяць", "/міс", "per month": a price by the month is a long rent
 MONTH_NOUNS, MONTH_PREPS = _set("long_rent_nouns"), _set("long_rent_preps")
 BUILDING_NOUNS, RENOVATION_NOUNS = _set("building_nouns"), _set("renovation_nouns")
