@@ -65,11 +65,12 @@ def read_area(r: Request) -> None:
         cue = kitchen is not None or any(r.has(k, AREA_CUES) for k in before)
         # "квартира 60 метрів", "3к кв 90м" (the flat's shorthand)
         cue = cue or r.has(start - 1, PROPERTY_WORDS) or r.low(start - 1) in FLAT_SHORT
-        # right after the rooms ("2к 60м", "2 кімнати 60 метрів"), or both ends of a range in
-        # a request for a property ("квартира в Києві від 50 до 80 метрів"): an area too
+        # right after the rooms ("2к 60м", "2 кімнати 60 метрів"), or a range or a bound in a
+        # request for a property ("квартира в Києві від 50 до 80 метрів"): an area too
         rooms = start - 1 - (r.low(start - 1) == ",")  # "2к, 60 м" too
         cue = cue or r.has(rooms, ROOM_UNITS) or r.has(rooms, ROOMS_WORDS)
-        cue = cue or (low is not None and high is not None and _property_said(r))
+        ranged = low is not None and high is not None
+        cue = cue or ((ranged or op is not None) and _property_said(r))
         if quantity.unit == "metres" and (not cue or r.has(quantity.end, DISTANCE_AFTER)):
             continue  # "500 метрів до метро": a distance
         if r.has(quantity.end, DISTANCE_AFTER) and r.low(quantity.end + 1) == "метро":

@@ -241,8 +241,9 @@ def _remaining(r: Request) -> str:
             continue  # "оголошення", "listings": what every search finds; "бажано": a hedge
         if r.keys[i] & NEAR and i + 1 < len(r.tokens) and not r.used[i + 1]:
             continue  # "возле метро": the place is what a listing says ("метро"), not "возле"
-        # A preposition or operator right before something understood went with it.
-        if token.low in STOP_WORDS and (i + 1 < len(r.tokens) and r.used[i + 1]):
+        # A preposition or operator right before something understood went with it ("для
+        # оренди"; "для сім'ї" stays: what the flat is for).
+        if token.low in STOP_WORDS | {"для"} and (i + 1 < len(r.tokens) and r.used[i + 1]):
             continue
         kept.append(i)
     # "Шукаю ...", "знайди мені ...", "show me ...": how the request is put, not what it seeks

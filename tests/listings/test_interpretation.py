@@ -378,6 +378,10 @@ CASES = [
     ("квартира на 5 поверсі з 4", {"floor": 5, "min_floors_count": None}),
     ("3-х кімнатна 75 кв м 4/9", {"floor": 4, "max_floors_count": 9, "rooms_count": 3}),
     ("1-к 35м2 5/5", {"floor": 5, "min_floors_count": 5, "min_area": 31.5}),
+    # one bound of metres in a request for a property, wherever it is said
+    ("квартира у Києві, більше 50 метрів", {"min_area": 50, "max_area": None}),
+    ("квартира дешевше 50 тисяч і більше 50 метрів", {"min_area": 50, "max_price": 50000}),
+    ("квартира у Києві, до 200 метрів від парку", {"max_area": None}),
     # metres right after the flat's "кв" are its area; a floor right after an area read
     ("3к кв 90м", {"min_area": 81, "max_area": 99, "rooms_count": 3}),
     ("квартира 45м, 3/9", {"min_area": 40.5, "floor": 3, "max_floors_count": 9}),
@@ -749,6 +753,8 @@ def test_shorthand_and_approximations_leave_no_words_and_a_renovation_year_stays
         "продаж 3к кв 90м 10/25",
         "сниму квартиру в Киеве на длительный срок до 15000 грн",
         "квартира на довгий термін у Львові",
+        "квартира для оренди у Львові",
+        "квартира у Києві, більше 50 метрів",
         "вартість квадратного метра до 900 доларів",
         "price per sqm under 1000 USD in Kyiv",
         "квартира 60 м2 по 1000$ за метр",
