@@ -45,6 +45,7 @@ from .semantic import (
     SemanticSearchForm,
     _result_rows,
     _with_defaults,
+    not_applied,
     understood_chips,
 )
 
@@ -439,6 +440,7 @@ class PropertyListingAdmin(ReadOnlyAdmin):
             "results": _result_rows(page) if page is not None else None,
             "hybrid": page is not None and page.mode == "hybrid",
             "chips": understood_chips(request.GET, page),
+            "not_applied": not_applied(page),
         }
         return TemplateResponse(request, SEMANTIC_TEMPLATE, context)
 

@@ -7,16 +7,31 @@ from typing import Any, cast
 
 from django import forms
 from django.conf import settings
+from django.core.exceptions import FieldDoesNotExist
 from django.http import QueryDict
 from django.urls import reverse
 
 from .. import types
 from ..errors import InvalidArgument
-from ..models import DealType
+from ..interpretation.order import ORDER_LABELS
+from ..models import DealType, PropertyListing
 from ..results import SearchPage
 from .formatting import enum_label, format_area, format_price
 
 SEMANTIC_LIMITS = (10, 20, 50)
+
+# What was read from the query and not applied, as staff read it (`interpreted.refused`
+# tells agents, in English): an order this page's ranking does not sort by, a value outside
+# a filter's bounds ("на 300 поверсі").
+ORDER_NOT_APPLIED = "{order}: пошук за змістом ранжує за схожістю і не сортує"
+VALUE_NOT_APPLIED = "{field}: значення поза межами, які приймає фільтр"
+# The column a filter bounds, by its name less min_/max_; its verbose name names it.
+FILTERED_COLUMNS = {
+    "area": "total_area",
+    "rooms": "rooms_count",
+    "metro_distance": "metro_distance_meters",
+    "published_after": "publish_date",
+}
 
 
 DEFAULT_SEMANTIC_LIMIT = 20
@@ -48,6 +63,43 @@ def understood_chips(query: QueryDict, page: SearchPage | None) -> list[dict[str
             }
         )
     return chips
+
+
+def not_applied(page: SearchPage | None) -> list[str]:
+    """What was read from the query and not applied, in Ukrainian, one line per filter or
+    range (a range's two ends are one line)."""
+    if page is None or page.interpreted is None:
+        return []
+    lines: list[str] = []
+    for name in page.interpreted.refused:
+        if name == "sort_by":
+            line = ORDER_NOT_APPLIED.format(order=_order_asked(page))
+        else:
+            line = VALUE_NOT_APPLIED.format(field=_filter_field(name))
+        if line not in lines:
+            lines.append(line)
+    return lines
+
+
+def _order_asked(page: SearchPage) -> str:
+    """The order the query asked for, as its chip would say it ("спочатку дешевші")."""
+    reason = page.interpreted.refused["sort_by"] if page.interpreted else ""
+    return next(
+        (f"«{label}»" for order, label in ORDER_LABELS.items() if f"'{order}'" in reason),
+        "порядок",
+    )
+
+
+def _filter_field(name: str) -> str:
+    """The Ukrainian name of what filter `name` bounds ("min_floor": "поверх")."""
+    if name.endswith("price_per_m2"):
+        return "ціна за м²"
+    base = name.removeprefix("min_").removeprefix("max_")
+    column = FILTERED_COLUMNS.get(base, base)
+    try:
+        return str(cast(Any, PropertyListing._meta.get_field(column)).verbose_name)
+    except FieldDoesNotExist:
+        return name
 
 
 def _if_removed(page: SearchPage, names: Sequence[str]) -> str | None:

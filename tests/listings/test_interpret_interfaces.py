@@ -84,7 +84,8 @@ def test_a_value_no_filter_accepts_is_shown_as_not_applied(staff):
     assert response.status_code == 200
     assert [chip["label"] for chip in response.context["chips"]] == ["Квартира", "Львів"]
     body = unescape(response.content.decode())
-    assert "Не застосовано" in body and "Filter 'floor'" in body
+    assert response.context["not_applied"] == ["поверх: значення поза межами, які приймає фільтр"]
+    assert "Не застосовано: поверх: значення поза межами" in " ".join(body.split())
     assert all(card.city == "Львів" for card in response.context["page"].listings)
     table = run("search_listings", REFUSED, "--mode", "text", "--limit", "3")
     assert "Зрозуміли: Квартира · Львів" in table
@@ -100,7 +101,8 @@ def test_an_order_sorts_the_full_text_table_and_is_not_applied_where_relevance_r
     assert "not applied: Order 'price_asc'" in ranked
     response = staff.get(SEMANTIC, {"query": cheapest, "mode": "hybrid"})
     body = " ".join(unescape(response.content.decode()).split())
-    assert "Не застосовано: Order 'price_asc'" in body
+    assert "Не застосовано: «спочатку дешевші»: пошук за змістом ранжує за схожістю" in body
+    assert "Order" not in body
 
 
 EMPTIED = "двокімнатна квартира у Львові до 5 доларів"
@@ -131,3 +133,33 @@ def test_a_hybrid_page_says_its_total_is_a_lower_bound(staff):
     assert f"Знайдено: щонайменше {page.total};" in unescape(response.content.decode())
     semantic = staff.get(SEMANTIC, {"query": "квартира", "mode": "semantic", "interpret": "0"})
     assert "щонайменше" not in unescape(semantic.content.decode())
+
+
+def test_each_bounded_filter_is_named_in_ukrainian_where_not_applied():
+    from listings.admin.semantic import _filter_field
+
+    named = {
+        name: _filter_field(name)
+        for name in (
+            "max_floor",
+            "min_area",
+            "max_rooms",
+            "rooms_count",
+            "min_price_per_m2",
+            "max_metro_distance",
+            "min_building_year",
+            "published_after",
+            "no_such_filter",
+        )
+    }
+    assert named == {
+        "max_floor": "поверх",
+        "min_area": "загальна площа, м²",
+        "max_rooms": "кімнат",
+        "rooms_count": "кімнат",
+        "min_price_per_m2": "ціна за м²",
+        "max_metro_distance": "відстань до метро, м",
+        "min_building_year": "рік побудови",
+        "published_after": "опубліковано",
+        "no_such_filter": "no_such_filter",
+    }
