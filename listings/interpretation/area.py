@@ -71,8 +71,10 @@ def read_area(r: Request) -> None:
         cue = cue or r.has(rooms, ROOM_UNITS) or r.has(rooms, ROOMS_WORDS)
         ranged = low is not None and high is not None
         cue = cue or ((ranged or op is not None) and _property_said(r))
-        if quantity.unit == "metres" and (not cue or r.has(quantity.end, DISTANCE_AFTER)):
-            continue  # "500 метрів до метро": a distance
+        # "500 метрів до метро": a distance; not "від 60 метрів до 90 тисяч" (a price's bound)
+        distance = r.has(quantity.end, DISTANCE_AFTER) and r.kind(quantity.end + 1) != "num"
+        if quantity.unit == "metres" and (not cue or distance):
+            continue
         if r.has(quantity.end, DISTANCE_AFTER) and r.low(quantity.end + 1) == "метро":
             continue
         if kitchen is not None:

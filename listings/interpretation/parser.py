@@ -63,6 +63,9 @@ def _property(r: Request) -> None:
             as_object = r.low(i).isascii() or forms & {"nomn", "accs"} or {"gent", "plur"} <= forms
             if slug == "house" and not as_object:
                 continue  # "у будинку", "будинку з 9 поверхів": the building a flat is in
+            inside = r.low(i - 1) in {"в", "у", "in"} and "loct" in forms
+            if slug == "apartment" and inside and r.says_property_besides(slug):
+                continue  # "кімната в квартирі", "офіс у квартирі": where the property is
             if dropped_if_negated(r, i, i + 1):
                 continue  # "не будинок"
             found.append((i, slug))

@@ -378,6 +378,12 @@ CASES = [
     ("квартира на 5 поверсі з 4", {"floor": 5, "min_floors_count": None}),
     ("3-х кімнатна 75 кв м 4/9", {"floor": 4, "max_floors_count": 9, "rooms_count": 3}),
     ("1-к 35м2 5/5", {"floor": 5, "min_floors_count": 5, "min_area": 31.5}),
+    # a room or an office in a flat is the property; the flat is where it is
+    ("кімната в квартирі з господинею", {"property_type": "room"}),
+    ("комната в квартире", {"property_type": "room"}),
+    ("офіс у квартирі", {"property_type": "office"}),
+    # an area's "до" before a price's number is no distance
+    ("квартира від 60 метрів до 90 тисяч", {"min_area": 60, "max_price": 90000}),
     # one bound of metres in a request for a property, wherever it is said
     ("квартира у Києві, більше 50 метрів", {"min_area": 50, "max_area": None}),
     ("квартира дешевше 50 тисяч і більше 50 метрів", {"min_area": 50, "max_price": 50000}),
