@@ -26,16 +26,28 @@ WALK_METRES_PER_MINUTE = 80
 
 def read_metro(r: Request) -> None:
     for i in range(len(r.tokens)):
-        if not r.has(i, METRO_CUES):
+        if not r.has(i, METRO_CUES) or not r.free(i):
             continue
         start = i - 1 if r.has(i - 1, NEAR) else i
         j = r.skip_dot(i + 1)
-        if not r.free(j) or r.kind(j) != "word":
-            continue
-        found = r.gazetteer.match(r.keys, j, ["metro_station"])
+        found = r.gazetteer.match(r.keys, j, ["metro_station"]) if r.kind(j) == "word" else []
         if found:
             place, size = found[0]
             r.take(start, j + size, f"метро {place.value}", {"metro_station": place.value})
+        elif r.low(i).isascii():
+            _station_before(r, i)
+
+
+def _station_before(r: Request, i: int) -> None:
+    """A station named before an English cue at i: "near Arsenalna metro", "Obolon station"."""
+    for j in range(max(0, i - 3), i):
+        stations = r.gazetteer.match(r.keys, j, ["metro_station"]) if r.kind(j) == "word" else []
+        found = [place for place, size in stations if j + size == i]
+        if found and all(r.free(k) for k in range(j, i)):
+            start = j - 1 if r.has(j - 1, NEAR) else j
+            end = i + 2 if r.low(i + 1) == "station" else i + 1  # "Arsenalna metro station"
+            r.take(start, end, f"метро {found[0].value}", {"metro_station": found[0].value})
+            return
 
 
 def read_metro_distance(r: Request) -> None:

@@ -378,6 +378,11 @@ CASES = [
     ("квартира на 5 поверсі з 4", {"floor": 5, "min_floors_count": None}),
     ("3-х кімнатна 75 кв м 4/9", {"floor": 4, "max_floors_count": 9, "rooms_count": 3}),
     ("1-к 35м2 5/5", {"floor": 5, "min_floors_count": 5, "min_area": 31.5}),
+    # a station before an English cue; "не далі", "ближче" bound a distance from above
+    ("flat near Arsenalna metro station", {"metro_station": "Арсенальна"}),
+    ("2 room flat by Obolon metro", {"metro_station": "Оболонь", "rooms_count": 2}),
+    ("квартира не далі 10 хвилин від метро", {"max_metro_distance": 800}),
+    ("квартира ближче 500 м до метро", {"max_metro_distance": 500}),
     # a room or an office in a flat is the property; the flat is where it is
     ("кімната в квартирі з господинею", {"property_type": "room"}),
     ("комната в квартире", {"property_type": "room"}),
@@ -760,6 +765,8 @@ def test_shorthand_and_approximations_leave_no_words_and_a_renovation_year_stays
         "сниму квартиру в Киеве на длительный срок до 15000 грн",
         "квартира на довгий термін у Львові",
         "квартира для оренди у Львові",
+        "квартира не далі 10 хвилин від метро",
+        "flat near Arsenalna metro",
         "квартира у Києві, більше 50 метрів",
         "вартість квадратного метра до 900 доларів",
         "price per sqm under 1000 USD in Kyiv",
