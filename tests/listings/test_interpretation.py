@@ -378,6 +378,12 @@ CASES = [
     ("квартира на 5 поверсі з 4", {"floor": 5, "min_floors_count": None}),
     ("3-х кімнатна 75 кв м 4/9", {"floor": 4, "max_floors_count": 9, "rooms_count": 3}),
     ("1-к 35м2 5/5", {"floor": 5, "min_floors_count": 5, "min_area": 31.5}),
+    # half a million; "в межах" is an upper bound, or the range it names
+    ("будинок до півмільйона гривень", {"max_price": 500000, "currency": "UAH"}),
+    ("квартира до пів мільйона доларів", {"max_price": 500000, "currency": "USD"}),
+    ("дом за полмиллиона гривен", {"max_price": 500000, "currency": "UAH"}),
+    ("квартира в межах 40-50 тисяч", {"min_price": 40000, "max_price": 50000}),
+    ("квартира в пределах 50 тысяч долларов", {"max_price": 50000}),
     # a station before an English cue; "не далі", "ближче" bound a distance from above
     ("flat near Arsenalna metro station", {"metro_station": "Арсенальна"}),
     ("2 room flat by Obolon metro", {"metro_station": "Оболонь", "rooms_count": 2}),
@@ -766,6 +772,8 @@ def test_shorthand_and_approximations_leave_no_words_and_a_renovation_year_stays
         "квартира на довгий термін у Львові",
         "квартира для оренди у Львові",
         "квартира не далі 10 хвилин від метро",
+        "квартира в межах 40-50 тисяч",
+        "будинок до півмільйона гривень",
         "flat near Arsenalna metro",
         "квартира у Києві, більше 50 метрів",
         "вартість квадратного метра до 900 доларів",
