@@ -49,6 +49,10 @@ from .words import (
     VIEW_WORDS,
 )
 
+# Stop words before a place ("місто Київ", "район Оболонь") that are nouns where they end a
+# request.
+PLACE_NOUNS = frozenset({"місто", "місті", "район", "районі"})
+
 
 def _property(r: Request) -> None:
     found: list[tuple[int, str]] = []
@@ -253,7 +257,9 @@ def _remaining(r: Request) -> str:
     while kept and (r.low(kept[0]) in STOP_WORDS or r.keys[kept[0]] & FRAMING):
         kept.pop(0)
     words = [r.tokens[i].text for i in kept]
-    while words and normal(words[-1]) in STOP_WORDS | {"-"}:
+    # a word left dangling at the end ("квартира у"), not a noun that ends what is sought
+    # ("з видом на місто", "у спальному районі")
+    while words and normal(words[-1]) in (STOP_WORDS | {"-"}) - PLACE_NOUNS:
         words.pop()
     return " ".join(words)
 

@@ -736,6 +736,9 @@ def test_storeys_leave_no_words_and_say_what_they_read(gazetteer):
         # a budget's word goes with its price, a hedge and "про" go anywhere
         ("квартира в Києві, бюджет до 70 тисяч, бажано з каміном", "каміном"),
         ("оголошення про продаж будинків", ""),
+        # a noun that ends the request is no dangling word
+        ("квартира з видом на місто", "видом на місто"),
+        ("квартира у Києві в тихому районі", "тихому районі"),
     ],
 )
 def test_words_that_frame_a_request_are_not_searched_for(gazetteer, text, searched):
