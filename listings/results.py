@@ -245,13 +245,13 @@ class DroppedFilters(BaseModel):
 
 class SearchPage(BaseModel):
     total: int = Field(
-        description="Listings that match (see total_exact); hybrid: those it ranked, all of "
-        "which match (if_dropped and the other modes count every match)."
+        description="Listings that match (see total_exact); semantic and hybrid: those under "
+        "the filters with an embedding, each of which they rank."
     )
     total_exact: bool = Field(
         True,
-        description="False when total is an estimate (semantic, full text) or a lower bound "
-        "(hybrid; a count stopped at its cap).",
+        description="False when total is an estimate (semantic, hybrid, full text) or a lower "
+        "bound (a count stopped at its cap).",
     )
     limit: int
     offset: int

@@ -91,8 +91,10 @@ def hybrid_search(
     candidates = min(max(50, 2 * (offset + limit)), MAX_CANDIDATES)
     vector = _embed(text)
     # ids and distances only: the cards are fetched for the page's listings alone
-    neighbours, _, _, _, path = _neighbours(
-        vector, parsed, count=candidates, with_total=False, cards=False
+    # with the total the semantic side has anyway (the planner's estimate, or the exact
+    # ranking's count): every listing under the filters is one it ranks
+    neighbours, semantic_total, _, _, path = _neighbours(
+        vector, parsed, count=candidates, cards=False
     )
     # A sentence rarely has every word in one listing; scanning for substrings instead would
     # read the whole table for a weak signal, so the text side falls back to any word.
@@ -138,9 +140,10 @@ def hybrid_search(
             )
         )
     _timing().rows = len(cards)
+    # Both rankings ended before their candidates did: the fused list is every match.
     exact = len(neighbours) < candidates and len(text_ids) < candidates
     return SearchPage(
-        total=len(fused),
+        total=len(fused) if exact else max(len(fused), semantic_total),
         total_exact=exact,
         limit=limit,
         offset=offset,
