@@ -45,6 +45,9 @@ SCORES = ("fused_score", "similarity_score", "rank_score")
 BRIEF_TITLE_CHARS = 80
 # What a brief page keeps around its cards.
 BRIEF_PAGE_FIELDS = ("total", "total_exact", "limit", "offset", "mode", "untrusted_content")
+# What it keeps of what was read from the query: the summary (the filters read, in words), the
+# text searched for, and what was corrected, overridden or not applied.
+BRIEF_INTERPRETED = ("summary", "text", "overridden", "corrected", "refused")
 DETAIL_UNKNOWN = "'detail' must be one of: brief, card, full."
 RESULT_TEXTS = ("full", "brief")
 BRIEF_TEXT_NOTE = (
@@ -201,6 +204,11 @@ def shaped_answer(
     compact = [without_nulls(card) for card in cards]
     if detail == "brief":
         shaped = {name: page[name] for name in BRIEF_PAGE_FIELDS if name in page}
+        if page.get("interpreted"):
+            said = page["interpreted"]
+            shaped["interpreted"] = {
+                name: said[name] for name in BRIEF_INTERPRETED if said.get(name)
+            }
         if "untrusted_content" in shaped:  # of a brief card's texts, only the title
             shaped["untrusted_content"] = {**shaped["untrusted_content"], "fields": ["title"]}
         shown = [brief_card(card) for card in cards]

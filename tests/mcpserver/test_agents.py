@@ -237,6 +237,16 @@ async def test_the_seeds_request_shapes_are_aliases(mcp_server, mode):
     }
 
 
+async def test_a_brief_page_says_what_was_read_and_not_applied(mcp_server):
+    arguments = {"query": "найдешевші квартири у Львові", "detail": "brief", "limit": 3}
+    async with Client(mcp_server.mcp_url) as client:
+        result = await client.call_tool("hybrid_search", arguments)
+    said = result.structured_content["interpreted"]
+    assert said["summary"] == "Зрозуміли: Квартира · Львів"
+    assert list(said["refused"]) == ["sort_by"]  # relevance ranks; the agent is told
+    assert "filters" not in said and "chips" not in said
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_detail_levels_sizes_and_paging_hints(mcp_server, mode):
     arguments = {"query": QUERY, "limit": 10, "collapse_duplicates": False}
@@ -262,6 +272,10 @@ async def test_detail_levels_sizes_and_paging_hints(mcp_server, mode):
     brief = pages["brief"]["listings"][0]
     assert {"id", "title", "score"} <= set(brief) <= {*shaping.BRIEF_FIELDS, "score"}
     assert pages["brief"]["untrusted_content"]["fields"] == ["title"]
+    # what was read from the query, in words, without the filters and chips the card page has
+    said = pages["brief"]["interpreted"]
+    assert said["summary"] == pages["card"]["interpreted"]["summary"]
+    assert said["summary"].startswith("Зрозуміли: ") and set(said) <= set(shaping.BRIEF_INTERPRETED)
     full = pages["full"]["listings"][0]
     assert "description" in full and "contact_phone" in full and "fused_score" in full
     assert sizes["brief"] <= 3_000, sizes
