@@ -69,7 +69,8 @@ class PropertyTypeFilter(SearchFilter):
 
 class VocabularyFilter(SearchFilter):
     """A sidebar filter over the values the column really holds: the documented ones (each
-    also matching its synonyms present), the others as they are, and NULL."""
+    also matching its synonyms present), the groups of them ("з ремонтом"), the others as
+    they are, and NULL."""
 
     column = ""
 
@@ -80,11 +81,15 @@ class VocabularyFilter(SearchFilter):
             (str(value), str(label))
             for value, label in vocabulary.ENUM_CHOICES[self.column].choices
         ]
+        groups = [
+            (name, vocabulary.GROUP_LABELS.get(name, name))
+            for name in vocabulary.VALUE_GROUPS.get(self.column, {})
+        ]
         others = [
             (value, value) for value in present if vocabulary.canonical(self.column, value) is None
         ]
         null = [(NULL_CHOICE, NULL_LABEL)] if vocab.nulls.get(self.column) else []
-        return documented + others + null
+        return documented + groups + others + null
 
     def filters(self, value: str) -> dict[str, Any] | None:
         if value == NULL_CHOICE and self.column == "listing_status":

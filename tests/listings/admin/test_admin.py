@@ -135,6 +135,10 @@ def test_each_filter_narrows_the_list(staff, params, expected):
             {"renovation_status": "euro", "rooms_count": "3", "city": "Львів"},
             {"renovation_status": "euro", "rooms_count": 3, "city": "Львів"},
         ),
+        (  # "з ремонтом": cosmetic, euro or designer
+            {"renovation_status": "renovated", "rooms_count": "3", "city": "Львів"},
+            {"renovation_status": "renovated", "rooms_count": 3, "city": "Львів"},
+        ),
     ],
 )
 def test_sidebar_filters_are_the_tools_filters(staff, params, filters):
@@ -617,3 +621,8 @@ def test_any_other_error_is_not_taken_for_the_database(staff, monkeypatch):
     )
     with pytest.raises(ValueError):
         staff.get(CHANGELIST)
+
+
+def test_the_renovation_sidebar_offers_any_renovation_done(staff):
+    body = staff.get(CHANGELIST).content.decode()
+    assert "renovation_status=renovated" in body and ">з ремонтом</a>" in body
