@@ -9,6 +9,8 @@ import time
 import httpx
 import psutil
 
+from bench.localserver import start_serve
+
 from .conftest import start_server
 
 BODY = (
@@ -70,6 +72,25 @@ def test_sigterm_lets_calls_finish_and_stops_the_embedded_database(tmp_path):
     started_calls = server.log_text().count("tool=hybrid_search")
     assert len(statuses) >= 6 and all(code == 200 for code in statuses), statuses
     assert started_calls == len(statuses), (started_calls, len(statuses), cut)
+    deadline = time.monotonic() + 10
+    while postgres_processes(data_dir / "pg") and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not postgres_processes(data_dir / "pg"), "PostgreSQL was left running"
+
+
+def test_ctrl_c_pressed_twice_shuts_down_as_once_without_a_traceback(tmp_path):
+    # uvicorn's "force exit" on a second SIGINT left the app's lifespan unfinished: two
+    # tracebacks on the terminal of whoever pressed Ctrl+C twice during `make run`.
+    data_dir = tmp_path / "data"
+    env = {"DJANGO_SETTINGS_MODULE": "tests.settings", "LOG_LEVEL": "INFO"}
+    env |= {"VMK_DATA_DIR": str(data_dir), "DEMO_LISTINGS_COUNT": "60"}
+    server = start_serve(1, env, log_dir=tmp_path)  # as `make run` starts it
+    server.process.send_signal(signal.SIGINT)
+    time.sleep(0.05)
+    server.process.send_signal(signal.SIGINT)
+    assert server.process.wait(30) == 0
+    log = server.log_text()
+    assert "Traceback" not in log and "Application shutdown complete." in log, log[-2000:]
     deadline = time.monotonic() + 10
     while postgres_processes(data_dir / "pg") and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import socket
 import sys
+from types import FrameType
 from typing import Any
 
 import uvicorn
@@ -37,6 +38,21 @@ class SharedSocketConfig(uvicorn.Config):
         if sock.family in (socket.AF_INET, socket.AF_INET6):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return sock
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server, on which a second Ctrl+C does not skip the app's shutdown.
+
+    uvicorn takes a second SIGINT as "force exit": it leaves the app's lifespan unfinished,
+    and when the loop ends the cancelled lifespan printed two tracebacks on the terminal of
+    whoever pressed Ctrl+C twice during `make run`. The shutdown is bounded without it: the
+    wait for open connections by SHUTDOWN_GRACE_SEC (timeout_graceful_shutdown).
+    """
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        if self.should_exit and sig == signal.SIGINT:
+            return  # shutting down already
+        super().handle_exit(sig, frame)
 
 
 class Command(BaseCommand):
@@ -85,7 +101,7 @@ class Command(BaseCommand):
         if config.workers > 1:
             Multiprocess(config, sockets=[config.bind_socket()]).run()
         else:
-            server = uvicorn.Server(config)
+            server = Server(config)
             server.run()
             if not server.started:
                 sys.exit(STARTUP_FAILURE)
