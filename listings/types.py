@@ -224,8 +224,8 @@ StatsCurrency = Annotated[
 Interpret = Annotated[
     bool,
     Field(
-        description="Read the query's rooms, price, place... into filters (yours win; see "
-        "`interpreted`); false: as written."
+        description="Read rooms, price, place... from the query into filters (yours win; "
+        "see `interpreted`)."
     ),
 ]
 CollapseDuplicates = Annotated[
