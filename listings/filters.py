@@ -239,6 +239,8 @@ class Filters(BaseModel):
 
 
 FILTER_NAMES: tuple[str, ...] = tuple(Filters.model_fields)
+# The bounds given in `currency`: a price, or a price per m² of total area.
+PRICE_FILTERS = frozenset({"min_price", "max_price", "min_price_per_m2", "max_price_per_m2"})
 
 # The documented values of the enum filters (the models' TextChoices), the listing status's
 # two words and the currencies.

@@ -20,7 +20,7 @@ from django.db import DatabaseError, connections
 from pydantic import ValidationError
 
 from .errors import InvalidArgument
-from .filters import BAD_FILTER_VALUE, Filters, explain_filter_error
+from .filters import BAD_FILTER_VALUE, PRICE_FILTERS, Filters, explain_filter_error
 from .interpretation import PLACE_COLUMNS, Gazetteer, Interpretation, property_type_named
 from .models import PropertyType
 from .runtime import LISTINGS, _database, remembered
@@ -42,7 +42,7 @@ SUMMARY_ALL_OVERRIDDEN = "Зрозуміли: лише текст (прочит�
 # Filters read from a query that the caller's filters override as a group: a price the caller
 # gave replaces the whole price read (bounds and currency), and so on.
 GROUPS: tuple[frozenset[str], ...] = (
-    frozenset({"min_price", "max_price", "min_price_per_m2", "max_price_per_m2", "currency"}),
+    PRICE_FILTERS | {"currency"},
     frozenset({"rooms_count", "min_rooms", "max_rooms"}),
     frozenset({"min_area", "max_area"}),
     frozenset({"min_kitchen_area", "max_kitchen_area"}),

@@ -18,6 +18,7 @@ from typing import Any
 from django.db.models import Q
 
 from listings import search
+from listings.filters import PRICE_FILTERS
 from listings.querysets import enum_condition
 from listings.results import SearchPage
 
@@ -97,7 +98,7 @@ SATISFIED_TARGET = 0.95
 def numeric_part(judge: Mapping[str, Any]) -> dict[str, Any]:
     """The numeric constraints of `judge` (currency only with a price), or {}."""
     part = {key: value for key, value in judge.items() if key in NUMERIC_JUDGES}
-    if not ({"min_price", "max_price", "min_price_per_m2", "max_price_per_m2"} & set(part)):
+    if not PRICE_FILTERS & set(part):
         part.pop("currency", None)
     return part
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..filters import PRICE_FILTERS
 from .request import Quantity, Request, either_side, number_text, range_label
 from .rooms import rooms_k
 from .words import (
@@ -21,15 +22,13 @@ from .words import (
 
 # A price said as approximate ("приблизно 60 тисяч") is taken as this share either side.
 BARE_PRICE_SPREAD = 0.1
-# What a price read sets: one price (or price per m²) a request.
-READ_PRICES = frozenset({"min_price", "max_price", "min_price_per_m2", "max_price_per_m2"})
 # Words for a price before "за метр": "ціна за м2", "вартість квадратного метра", "price per sqm".
 PRICE_NOUNS = frozenset({"ціна", "цена", "вартість", "стоимость", "price", "cost"})
 
 
 def read_price(r: Request) -> None:
     for i in range(len(r.tokens)):
-        if r.kind(i) not in {"num", "cur"} or READ_PRICES & r.filters.keys():
+        if r.kind(i) not in {"num", "cur"} or PRICE_FILTERS & r.filters.keys():
             continue
         quantity = r.quantity(i)
         if quantity is None or quantity.unit is not None:
