@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from .places import Place
 from .request import Request, number_text
 from .words import (
     APPROX,
@@ -33,9 +34,13 @@ def read_metro(r: Request) -> None:
         found = r.gazetteer.match(r.keys, j, ["metro_station"]) if r.kind(j) == "word" else []
         if found:
             place, size = found[0]
-            r.take(start, j + size, f"метро {place.value}", {"metro_station": place.value})
+            _take_station(r, start, j + size, place)
         elif r.low(i).isascii():
             _station_before(r, i)
+
+
+def _take_station(r: Request, start: int, end: int, place: Place) -> None:
+    r.take(start, end, f"метро {place.value}", {"metro_station": place.value})
 
 
 def _station_before(r: Request, i: int) -> None:
@@ -46,7 +51,7 @@ def _station_before(r: Request, i: int) -> None:
         if found and all(r.free(k) for k in range(j, i)):
             start = j - 1 if r.has(j - 1, NEAR) else j
             end = i + 2 if r.low(i + 1) == "station" else i + 1  # "Arsenalna metro station"
-            r.take(start, end, f"метро {found[0].value}", {"metro_station": found[0].value})
+            _take_station(r, start, end, found[0])
             return
 
 

@@ -52,6 +52,10 @@ from .words import (
 # Stop words before a place ("місто Київ", "район Оболонь") that are nouns where they end a
 # request.
 PLACE_NOUNS = frozenset({"місто", "місті", "район", "районі"})
+# Words that go with what is understood right after them ("для оренди"; "для сім'ї" stays:
+# what the flat is for), and words left dangling at the end of the text ("квартира у").
+BEFORE_UNDERSTOOD = STOP_WORDS | {"для"}
+DANGLING = (STOP_WORDS | {"-"}) - PLACE_NOUNS
 
 
 def _property(r: Request) -> None:
@@ -248,18 +252,16 @@ def _remaining(r: Request) -> str:
             continue  # "оголошення", "listings": what every search finds; "бажано": a hedge
         if r.keys[i] & NEAR and i + 1 < len(r.tokens) and not r.used[i + 1]:
             continue  # "возле метро": the place is what a listing says ("метро"), not "возле"
-        # A preposition or operator right before something understood went with it ("для
-        # оренди"; "для сім'ї" stays: what the flat is for).
-        if token.low in STOP_WORDS | {"для"} and (i + 1 < len(r.tokens) and r.used[i + 1]):
+        # A preposition or operator right before something understood went with it.
+        if token.low in BEFORE_UNDERSTOOD and (i + 1 < len(r.tokens) and r.used[i + 1]):
             continue
         kept.append(i)
     # "Шукаю ...", "знайди мені ...", "show me ...": how the request is put, not what it seeks
     while kept and (r.low(kept[0]) in STOP_WORDS or r.keys[kept[0]] & FRAMING):
         kept.pop(0)
     words = [r.tokens[i].text for i in kept]
-    # a word left dangling at the end ("квартира у"), not a noun that ends what is sought
-    # ("з видом на місто", "у спальному районі")
-    while words and normal(words[-1]) in (STOP_WORDS | {"-"}) - PLACE_NOUNS:
+    # not a noun that ends what is sought ("з видом на місто", "у спальному районі")
+    while words and normal(words[-1]) in DANGLING:
         words.pop()
     return " ".join(words)
 
