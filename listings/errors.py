@@ -97,6 +97,10 @@ POOL_BUSY = (
 MIXED_DEALS_WARNING = (
     "Sale and rent prices are mixed in these figures; filter or group by deal_type."
 )
+MIXED_DEALS_SORT_WARNING = (
+    "Sorted by price with no deal_type: sale prices, monthly and daily rents are sorted "
+    "together (see each card's deal_type); set deal_type to compare like with like."
+)
 PRICES_LEFT_OUT_WARNING = (
     "{count} listings have a price in a missing or unrecognised currency and are left out of "
     "the price figures (describe_schema: currencies; the DEFAULT_CURRENCY setting)."

@@ -303,6 +303,12 @@ class SearchPage(BaseModel):
         "listings in; all 0: no single one emptied the page.",
         exclude_if=_absent,
     )
+    warnings: list[str] | None = Field(
+        None,
+        description="What to know before comparing the cards: a price sort with no "
+        "deal_type puts daily and monthly rents among sales.",
+        exclude_if=_absent,
+    )
     listings: list[ListingCard]
     duplicates_collapsed: int = Field(
         0, description="Cards taken off this page as duplicates of a card above them."

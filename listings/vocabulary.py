@@ -347,6 +347,11 @@ class Vocabulary:
         extra = sorted(v for v in self.present.get(column, {}) if canonical(column, v) is None)
         return values + extra
 
+    def kinds(self, column: str) -> set[str]:
+        """The values present, each spelling of a documented value counted as that value
+        ("Продаж" and "sale": one)."""
+        return {canonical(column, raw) or raw for raw in self.present.get(column, {})}
+
     def describe(self, column: str) -> dict[str, object]:
         present = self.present.get(column, {})
         return {

@@ -38,7 +38,7 @@ DETAILS = types.DETAILS  # the detail levels, typed once (listings.types.Detail)
 DETAIL_ARGUMENT = {
     "enum": list(DETAILS),
     "default": "card",
-    "description": "brief: id, title, price, place, rooms, area, score; full: every field "
+    "description": "brief: id, title, price, deal, place, rooms, area, score; full: every field "
     "(few results).",
 }
 # Once per tool that takes filters: describe_schema says what each means and allows.

@@ -36,6 +36,7 @@ BRIEF_FIELDS = (
     "title",
     "price",
     "currency",
+    "deal_type",
     "city",
     "district",
     "rooms_count",
@@ -44,7 +45,15 @@ BRIEF_FIELDS = (
 SCORES = ("fused_score", "similarity_score", "rank_score")
 BRIEF_TITLE_CHARS = 80
 # What a brief page keeps around its cards.
-BRIEF_PAGE_FIELDS = ("total", "total_exact", "limit", "offset", "mode", "untrusted_content")
+BRIEF_PAGE_FIELDS = (
+    "total",
+    "total_exact",
+    "limit",
+    "offset",
+    "mode",
+    "warnings",
+    "untrusted_content",
+)
 # What it keeps of what was read from the query: the summary (the filters read, in words), the
 # text searched for, and what was corrected, overridden or not applied.
 BRIEF_INTERPRETED = ("summary", "text", "overridden", "corrected", "refused")

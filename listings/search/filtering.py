@@ -12,7 +12,7 @@ from django.db.models import Q
 
 from .. import understanding, vocabulary
 from ..compiled import Settings, execute_fetch
-from ..errors import QueryTimeout
+from ..errors import MIXED_DEALS_SORT_WARNING, QueryTimeout
 from ..filters import Filters, parse_filters, resolve_filters
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet
@@ -21,6 +21,7 @@ from ..runtime import LISTINGS, _database, _rates, capped, capped_count, remembe
 logger = logging.getLogger("vmk.search")
 
 VOCABULARY_COLUMNS = (*vocabulary.ENUM_CHOICES, "currency")
+PRICE_SORTS = frozenset({"price_asc", "price_desc"})
 
 
 def _vocabulary_sql() -> str:
@@ -105,7 +106,7 @@ def _prices_left_out(filters: Filters, sort_by: str | None = None) -> int | None
     """With a price bound or a price sort: how many listings matching the other filters have
     a price that could not be used (currency NULL or unrecognised); None otherwise."""
     priced_filter = filters.min_price is not None or filters.max_price is not None
-    if not priced_filter and sort_by not in {"price_asc", "price_desc"}:
+    if not priced_filter and sort_by not in PRICE_SORTS:
         return None
     vocab = live_vocabulary()
     if not vocab.prices_without_currency():
@@ -118,6 +119,16 @@ def _prices_left_out(filters: Filters, sort_by: str | None = None) -> int | None
     with _database():
         count, _ = capped_count(_filtered(unbounded).filter(condition, price__isnull=False))
     return count
+
+
+def mixed_deals(filters: Filters, sort_by: str | None) -> list[str] | None:
+    """A price sort with no deal_type, where the table holds more than one deal type: the
+    warning that sales and rents are sorted together (900 UAH a day before a flat for sale);
+    None otherwise. The deal types present are the vocabulary's, read once, not per call."""
+    if sort_by not in PRICE_SORTS or filters.deal_type is not None:
+        return None
+    mixed = len(live_vocabulary().kinds("deal_type")) > 1
+    return [MIXED_DEALS_SORT_WARNING] if mixed else None
 
 
 def one_dropped(filters: Filters) -> list[tuple[list[str], Filters]]:

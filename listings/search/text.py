@@ -33,7 +33,14 @@ from ..runtime import (
 )
 from ..types import Limit, Offset, OptionalQuery, Query, RawFilters, SortBy, checked
 from .cards import _card
-from .filtering import _prices_left_out, _resolved, live_vocabulary, within
+from .filtering import (
+    PRICE_SORTS,
+    _prices_left_out,
+    _resolved,
+    live_vocabulary,
+    mixed_deals,
+    within,
+)
 from .understood import understood
 
 
@@ -280,7 +287,7 @@ def _text_ranked(
                     rank=_rank(query)
                 )
             qs = qs.with_headline(query, config)
-        if sort_by in {"price_asc", "price_desc"}:
+        if sort_by in PRICE_SORTS:
             qs = qs.with_price_in("USD", rates, vocabulary)
         return qs.sorted_by(sort_by)
 
@@ -403,5 +410,6 @@ def fulltext_search(
         sort_by=sort_by,
         fts_config=None if text is None else _fts_config(),
         prices_left_out=_prices_left_out(parsed, sort_by),
+        warnings=mixed_deals(parsed, sort_by),
         listings=cards,
     )

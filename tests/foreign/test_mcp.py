@@ -14,6 +14,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
 from listings import search, types
+from listings.errors import MIXED_DEALS_SORT_WARNING
 from tests.fake_ollama import FakeOllama
 
 from . import builder, expect
@@ -268,6 +269,14 @@ async def test_item4_price_filters_sorting_and_stats_see_every_spelling(foreign,
         assert [i for i in ids(ordered) if i != Hostile.NULL_CURRENCY] == MONEY_ORDER, (
             f"item 4: price_asc order {ids(ordered)}"
         )
+        # the table holds sales and rents (in its own spellings): a price sort without a deal
+        # type says it mixed them; with one it has nothing to say
+        assert ordered["warnings"] == [MIXED_DEALS_SORT_WARNING], ordered.get("warnings")
+        one_deal = await mcp.ok(
+            "search_by_metadata",
+            {"filters": {"deal_type": "продаж"}, "sort_by": "price_desc", "detail": "brief"},
+        )
+        assert "warnings" not in one_deal and one_deal["listings"]
         stats = await mcp.ok("listing_stats", {"filters": {"city": builder.MONEY_CITY}})
         assert stats["groups"][0]["count"] >= len(MONEY_ORDER)
         assert 1 in expect.left_out_counts(stats) or any(

@@ -17,6 +17,7 @@ from django.core.management import CommandError, call_command
 
 from demo import embedded as embedded_db
 from demo import schema
+from listings.errors import MIXED_DEALS_SORT_WARNING
 from listings.management.commands._output import _cell
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,6 +88,12 @@ def test_search_listings_filters_and_sorting_from_the_shell():
     assert all(
         card["rooms_count"] == 2 and card["deal_type"] == "sale" for card in page["listings"]
     )
+    assert "warnings" not in page  # one deal type: nothing mixed
+
+
+def test_search_listings_warns_when_a_price_sort_mixes_sales_and_rents():
+    output = run("search_listings", "--mode", "text", "--sort", "price_asc", "--limit", "3")
+    assert output.splitlines()[1] == f"warning: {MIXED_DEALS_SORT_WARNING}"
 
 
 @pytest.mark.parametrize(

@@ -222,6 +222,14 @@ def test_resolution_uses_the_live_values_and_names_them_when_refusing():
     assert excinfo.value.code == "invalid_argument"
 
 
+def test_kinds_count_every_spelling_of_a_value_once():
+    vocab = Vocabulary(present={"deal_type": {"sale": 3, "Продаж": 2, "SALE": 1}})
+    assert vocab.kinds("deal_type") == {"sale"}
+    mixed = Vocabulary(present={"deal_type": {"sale": 3, "daily": 1, "обмін": 1}})
+    assert mixed.kinds("deal_type") == {"sale", "rent_short", "обмін"}
+    assert Vocabulary().kinds("deal_type") == set()
+
+
 def test_status_words_any_and_unknown_are_not_values():
     vocab = Vocabulary()
     assert resolve_filters(parse_filters({"listing_status": "ANY"}), vocab).listing_status == "any"

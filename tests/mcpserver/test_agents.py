@@ -13,6 +13,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import DiscoverResult, PromptReference, ResourceTemplateReference
 
+from listings.errors import MIXED_DEALS_SORT_WARNING
 from mcpserver import aliases, prompts, shaping
 from mcpserver.catalog import TOOL_TITLES
 
@@ -247,6 +248,20 @@ async def test_a_brief_page_says_what_was_read_and_not_applied(mcp_server):
     assert "filters" not in said and "chips" not in said
 
 
+async def test_a_brief_price_sorted_page_says_its_deals_are_mixed_and_each_cards_deal(mcp_server):
+    arguments = {"query": "найдешевші квартири у Львові", "detail": "brief", "limit": 20}
+    async with Client(mcp_server.mcp_url) as client:
+        mixed = (await client.call_tool("search_by_metadata", arguments)).structured_content
+        sales = await client.call_tool(
+            "search_by_metadata", {**arguments, "filters": {"deal_type": "sale"}}
+        )
+    assert mixed["warnings"] == [MIXED_DEALS_SORT_WARNING]
+    assert {card["deal_type"] for card in mixed["listings"]} <= {"sale", "rent_long", "rent_short"}
+    assert all("deal_type" in card for card in mixed["listings"])
+    assert "warnings" not in sales.structured_content
+    assert {card["deal_type"] for card in sales.structured_content["listings"]} == {"sale"}
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_detail_levels_sizes_and_paging_hints(mcp_server, mode):
     arguments = {"query": QUERY, "limit": 10, "collapse_duplicates": False}
@@ -270,6 +285,8 @@ async def test_detail_levels_sizes_and_paging_hints(mcp_server, mode):
         assert page["has_more"] is True and page["next_offset"] == 10
         assert page["truncated"] is False
     brief = pages["brief"]["listings"][0]
+    # a price means nothing without its deal: 900 UAH a day or 900 000 for a sale
+    assert all("deal_type" in card for card in pages["brief"]["listings"])
     assert {"id", "title", "score"} <= set(brief) <= {*shaping.BRIEF_FIELDS, "score"}
     assert pages["brief"]["untrusted_content"]["fields"] == ["title"]
     # what was read from the query, in words, without the filters and chips the card page has
@@ -278,7 +295,7 @@ async def test_detail_levels_sizes_and_paging_hints(mcp_server, mode):
     assert said["summary"].startswith("Зрозуміли: ") and set(said) <= set(shaping.BRIEF_INTERPRETED)
     full = pages["full"]["listings"][0]
     assert "description" in full and "contact_phone" in full and "fused_score" in full
-    assert sizes["brief"] <= 3_000, sizes
+    assert sizes["brief"] <= 3_300, sizes
     assert sizes["card"] <= 12_000, sizes
     assert sizes["brief"] < sizes["card"] < sizes["full"]
     assert bad["error"] == shaping.DETAIL_UNKNOWN

@@ -142,6 +142,8 @@ def page_table(page: Any) -> str:
         head += f"\n{printable(interpreted.summary)}   text: {printable(interpreted.text or '—')}"
         for reason in dict.fromkeys(interpreted.refused.values()):
             head += f"\nnot applied: {printable(reason)}"
+    for warning in getattr(page, "warnings", None) or ():
+        head += f"\nwarning: {printable(warning)}"
     for dropped in getattr(page, "if_dropped", None) or ():
         total = f"{'' if dropped.total_exact else '≥'}{dropped.total}"
         head += f"\nwithout {', '.join(dropped.dropped)}: {total} listings"

@@ -9,7 +9,7 @@ from django.contrib.postgres.search import SearchQuery
 from django.db import connections
 
 from listings import search
-from listings.errors import InvalidArgument, NotFound
+from listings.errors import MIXED_DEALS_SORT_WARNING, InvalidArgument, NotFound
 from listings.models import SERVICE_FIELDS, PropertyListing
 
 pytestmark = pytest.mark.usefixtures("listings_access")
@@ -232,6 +232,22 @@ def test_price_sorting_uses_the_normalised_price():
     usd = [card.price / rates[card.currency] for card in page.listings if card.price is not None]
     assert usd == sorted(usd)
     assert len({card.currency for card in page.listings}) >= 1
+
+
+def test_a_price_sort_with_no_deal_type_warns_that_sales_and_rents_are_mixed():
+    cheapest = search.fulltext_search(sort_by="price_asc", limit=50)
+    assert cheapest.warnings == [MIXED_DEALS_SORT_WARNING]
+    assert len({card.deal_type for card in cheapest.listings}) >= 1
+    dearest = search.fulltext_search(query="квартира", sort_by="price_desc", limit=5)
+    assert dearest.warnings == [MIXED_DEALS_SORT_WARNING]
+    for quiet in (
+        search.fulltext_search(filters={"deal_type": "sale"}, sort_by="price_asc", limit=5),
+        search.fulltext_search(filters={"deal_type": "rent"}, sort_by="price_desc", limit=5),
+        search.fulltext_search(sort_by="date_desc", limit=5),
+        search.fulltext_search(query="квартира", limit=5),
+    ):
+        assert quiet.warnings is None
+        assert "warnings" not in quiet.model_dump(mode="json")
 
 
 # --- currency --------------------------------------------------------------------------
