@@ -455,6 +455,7 @@ def build_cases(
                 market.market_context,
                 "market_context",
                 listing_id=listing_id,
+                currency="USD",  # as the raw statement figures it
             ),
             _case(
                 "duplicates",

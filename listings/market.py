@@ -67,6 +67,7 @@ from .types import (
     Bins,
     FigureCurrency,
     GroupBy,
+    ListingCurrency,
     ListingId,
     RawFilters,
     TrendPeriod,
@@ -84,6 +85,8 @@ MIN_DISTRICT_COMPARABLES = 10  # fewer in the district: compare with the whole c
 MIN_COMPARABLES = 5  # fewer in the city: no verdict
 NEAR_MEDIAN_PCT = 5.0
 EXAMPLES = 5
+# market_context's figures for a listing whose currency the rates do not know
+DEFAULT_FIGURES_CURRENCY = "USD"
 
 # Duplicates: the same city, deal, property type, rooms, floor and number of floors, an
 # area within DUPLICATE_AREA_TOLERANCE (or 1 m²), a price within DUPLICATE_PRICE_TOLERANCE,
@@ -437,19 +440,27 @@ _COMPARABLES = Statements()
 _TOTAL_AREA = PropertyListing._meta.get_field("total_area")
 
 
+def _own_currency(listing: PropertyListing) -> str:
+    """The currency a listing is priced in, as the rates know it; USD when they do not."""
+    own = live_vocabulary().currency_of(listing.currency)
+    return own if own is not None and own in _rates() else DEFAULT_FIGURES_CURRENCY
+
+
 @checked
-def market_context(*, listing_id: ListingId, currency: FigureCurrency = "USD") -> MarketContext:
+def market_context(*, listing_id: ListingId, currency: ListingCurrency = None) -> MarketContext:
     """How a listing's price compares with its comparables: how many, their median price
-    and price per m², the listing's percentile, and a verdict in plain Ukrainian."""
+    and price per m², the listing's percentile, and a verdict in plain Ukrainian. The figures
+    are in `currency`, by default the listing's own (USD when it has none the rates know)."""
     listing = _listing(listing_id)
-    price = _in(listing.price, listing.currency, currency)
+    code = currency or _own_currency(listing)
+    price = _in(listing.price, listing.currency, code)
     area = _round(listing.total_area)
     per_m2 = price / area if price is not None and area else None
     values, criteria = comparables_of(listing)
     vocab, rates = live_vocabulary(), _rates()
 
     def priced(found: dict[str, Any]) -> Any:
-        prices = price_in(currency, rates, vocab)
+        prices = price_in(code, rates, vocab)
         return _comparable(found).annotate(p=prices).filter(p__isnull=False)
 
     def figures_of(found: dict[str, Any]) -> Any:
@@ -474,7 +485,7 @@ def market_context(*, listing_id: ListingId, currency: FigureCurrency = "USD") -
     def rows(kind: str, build: Callable[[dict[str, Any]], Any], found: dict[str, Any]) -> Any:
         """The rows of one of its statements, compiled once per shape (the listing's values
         are its placeholders; the currency, the vocabulary and the rates decide the rest)."""
-        key = (kind, currency, id(vocab), id(rates))
+        key = (kind, code, id(vocab), id(rates))
         shape, slots = values_shape(key, build, found, keep=(vocab, rates))
         return _COMPARABLES.dicts(shape, slots, LISTINGS)
 
@@ -522,7 +533,7 @@ def market_context(*, listing_id: ListingId, currency: FigureCurrency = "USD") -
     _timing().rows = count
     return MarketContext(
         listing_id=listing.id,
-        currency=currency,
+        currency=code,
         price=_round(price),
         price_per_m2=_round(per_m2),
         scope=scope,

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, get_args
 from django.conf import settings
 from pydantic import (
     AfterValidator,
+    BeforeValidator,
     ConfigDict,
     Field,
     SkipValidation,
@@ -26,6 +27,7 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from . import vocabulary
 from .errors import BINS_RANGE as _BINS_RANGE
 from .errors import (
     CURRENCY_UNKNOWN,
@@ -200,12 +202,31 @@ GroupBy = Annotated[
 TrendPeriod = Annotated[
     Period, Field(description="Bucket of publish_date."), refused(PERIOD_UNKNOWN, PERIODS)
 ]
-# A documented currency code (market tools); listing_stats also takes spellings (StatsCurrency).
-FigureCurrency = Annotated[
+
+
+def _spelled(value: Any) -> Any:
+    """A currency as agents spell it ("usd", "грн", "$") as its code; anything else as it
+    came, for the code's own check to refuse."""
+    if not isinstance(value, str):
+        return value
+    aliases = vocabulary.currency_aliases(settings.CURRENCY_ALIASES, list(settings.EXCHANGE_RATES))
+    return vocabulary.currency_code(value, aliases) or value
+
+
+# A currency code of the market tools (the schema lists the documented codes; their spellings
+# are taken too, as listing_stats takes them: StatsCurrency).
+_FigureCode = Annotated[
     CurrencyCode,
-    Field(description="Currency of the figures."),
     refused(_currency_unknown),
     AfterValidator(_with_rate),
+    BeforeValidator(_spelled),
+]
+FigureCurrency = Annotated[_FigureCode, Field(description="Currency of the figures.")]
+# market_context's: a listing's price is best read in its own currency (900 UAH a day, not
+# 21.69 USD), so that is the default.
+ListingCurrency = Annotated[
+    _FigureCode | None,
+    Field(description="Currency of the figures; default: the listing's own."),
 ]
 Bins = Annotated[
     int,

@@ -29,6 +29,7 @@ from listings.types import (
     GroupBy,
     Interpret,
     Limit,
+    ListingCurrency,
     ListingId,
     Metric,
     MinSimilarity,
@@ -391,7 +392,7 @@ async def price_trends(
 @mcp.tool(annotations=READ_ONLY, structured_output=True)
 async def market_context(
     listing_id: ListingId,
-    currency: FigureCurrency = "USD",
+    currency: ListingCurrency = None,
 ) -> MarketContext:
     """Is this a good price? A listing against comparable active listings.
 

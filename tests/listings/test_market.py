@@ -192,7 +192,7 @@ def _flat_with_comparables():
 
 def test_market_context_figures_are_those_of_the_comparables():
     listing = _flat_with_comparables()
-    result = market.market_context(listing_id=listing.id)
+    result = market.market_context(listing_id=listing.id, currency="USD")
     area = float(listing.total_area)
     comparables = PropertyListing.objects.filter(
         city=listing.city,
@@ -224,10 +224,32 @@ def test_market_context_figures_are_those_of_the_comparables():
 
 def test_market_context_in_another_currency_scales_the_prices():
     listing = _flat_with_comparables()
-    usd = market.market_context(listing_id=listing.id)
+    usd = market.market_context(listing_id=listing.id, currency="USD")
     eur = market.market_context(listing_id=listing.id, currency="EUR")
     assert eur.median_price == pytest.approx(usd.median_price * 0.92, rel=1e-4)
     assert eur.percentile == usd.percentile and eur.verdict == usd.verdict
+
+
+@pytest.mark.parametrize("currency", ["UAH", "USD", "EUR"])
+def test_market_context_speaks_in_the_listings_own_currency_unless_asked(currency):
+    listing = (
+        PropertyListing.objects.filter(currency=currency, price__isnull=False, city="Київ")
+        .order_by("id")
+        .first()
+    )
+    own = market.market_context(listing_id=listing.id)
+    assert own.currency == currency
+    assert own.price == pytest.approx(float(listing.price), abs=0.01)  # as the listing says it
+    assert own == market.market_context(listing_id=listing.id, currency=currency)
+    other = "UAH" if currency != "UAH" else "USD"
+    assert market.market_context(listing_id=listing.id, currency=other).currency == other
+
+
+def test_market_context_of_a_price_in_no_known_currency_is_in_usd():
+    unknown = PropertyListing.objects.filter(currency__isnull=True).order_by("id").first()
+    if unknown is None:  # the test database plants NULL currencies; say so if it stops
+        pytest.fail("the test database has no listing without a currency")
+    assert market.market_context(listing_id=unknown.id).currency == "USD"
 
 
 def test_market_context_without_a_price_or_area_or_enough_comparables():

@@ -85,6 +85,20 @@ async def test_market_tool_errors(mcp_server, tool, arguments, code, message):
     assert "Traceback" not in error["error"] and "SELECT" not in error["error"]
 
 
+async def test_market_tools_take_a_currency_as_agents_spell_it(mcp_server):
+    """ "usd" and "грн" are what listing_stats takes; the market tools read them the same."""
+    async with Client(mcp_server.mcp_url) as client:
+        for spelled, code in (("usd", "USD"), ("грн", "UAH"), ("€", "EUR")):
+            trends = await client.call_tool("price_trends", {"currency": spelled})
+            context = await client.call_tool(
+                "market_context", {"listing_id": 1, "currency": spelled}
+            )
+            stats = await client.call_tool("listing_stats", {"currency": spelled})
+            for result in (trends, context, stats):
+                assert not result.is_error, result.content[0].text
+                assert result.structured_content["currency"] == code
+
+
 async def test_market_resource(mcp_server):
     async with Client(mcp_server.mcp_url) as client:
         templates = (await client.list_resource_templates()).resource_templates

@@ -106,20 +106,29 @@ def test_detail_page_shows_the_market_verdict_and_the_duplicates(staff):
 
 @pytest.mark.django_db(databases=["default", "listings"])
 @pytest.mark.usefixtures("listings_access")
-def test_a_daily_rent_per_m2_is_shown_with_its_fraction(staff):
-    """A daily rent per m² is a fraction of a dollar: the block showed it as 0."""
-    rents = PropertyListing.objects.filter(
-        deal_type="rent_short", listing_status="active", price__gt=0, total_area__gt=0
-    ).order_by("id")
-    for listing in rents[:20]:
-        context = market.market_context(listing_id=listing.id)
-        if context.median_price_per_m2 is not None and context.median_price_per_m2 < 1:
-            break
-    else:
-        pytest.fail("no daily rent with comparables priced under 1 per m²")
+def test_a_daily_rent_is_figured_in_its_own_currency_and_small_figures_keep_fractions(staff):
+    """A daily rent priced in UAH is figured in UAH (in USD its price per m² was a fraction
+    of a dollar, which whole numbers had shown as 0: small figures keep two decimals)."""
+    listing = (
+        PropertyListing.objects.filter(
+            deal_type="rent_short",
+            currency="UAH",
+            listing_status="active",
+            price__gt=0,
+            total_area__gt=0,
+            city="Київ",
+        )
+        .order_by("id")
+        .first()
+    )
+    context = market.market_context(listing_id=listing.id)
+    assert context.currency == "UAH" and context.median_price_per_m2 is not None
     html = unescape(staff.get(change_url(listing.id)).content.decode())
-    shown = format_amount(context.median_price_per_m2)
-    assert shown.startswith("0,") and f"<td>{shown}</td>" in html
+    assert "Медіана за м², UAH" in html
+    assert f"<td>{format_amount(context.median_price_per_m2)}</td>" in html
+    in_usd = market.market_context(listing_id=listing.id, currency="USD")
+    assert in_usd.median_price_per_m2 < 1
+    assert format_amount(in_usd.median_price_per_m2).startswith("0,")
 
 
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="/usr/bin/chromium is absent")
