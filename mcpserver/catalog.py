@@ -9,6 +9,7 @@ types only, and search tools publish a small output schema that every detail lev
 from __future__ import annotations
 
 import inspect
+import re
 from typing import Any
 
 from django.conf import settings
@@ -44,6 +45,8 @@ DETAIL_ARGUMENT = {
 # Once per tool that takes filters: describe_schema says what each means and allows.
 FILTERS_DESCRIPTION = "Optional, AND-ed; see describe_schema."
 ICON_PATH = "static/mcpserver/icon.svg"
+# A line break inside a paragraph, unless a list item follows it.
+WRAPPED_LINE = re.compile(r"(?<=\S)\n(?=[^\n\-*•\d])")
 
 _CARD = {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
 PAGE_OUTPUT_SCHEMA: dict[str, Any] = {
@@ -111,6 +114,8 @@ def _nullable(node: Any) -> Any:
         if isinstance(other.get("type"), str):
             del node["anyOf"]
             node.update({**other, "type": [other["type"], "null"]})
+            if isinstance(other.get("enum"), list):  # an enum lists every value it allows
+                node["enum"] = [*other["enum"], None]
     return node
 
 
@@ -152,6 +157,14 @@ def compact_output(name: str, schema: dict[str, Any] | None) -> dict[str, Any] |
     return shown
 
 
+def unwrapped(docstring: str) -> str:
+    """A docstring as a description: without the indentation every line carried, and each
+    paragraph on one line, list items on their own (the source's wrapping at 96 columns
+    means nothing to a host, and was a byte per line of tools/list)."""
+    text = inspect.cleandoc(docstring)
+    return WRAPPED_LINE.sub(" ", text)
+
+
 def publish(tools: list[MCPTool]) -> list[MCPTool]:
     """The tools as tools/list shows them: in TOOL_TITLES order (others after, by name)."""
     order = {name: index for index, name in enumerate(TOOL_TITLES)}
@@ -159,8 +172,7 @@ def publish(tools: list[MCPTool]) -> list[MCPTool]:
     for tool in sorted(tools, key=lambda t: (order.get(t.name, len(order)), t.name)):
         update = {
             "title": tool.title or TOOL_TITLES.get(tool.name),
-            # the docstring without its indentation, which every line carried
-            "description": inspect.cleandoc(tool.description) if tool.description else None,
+            "description": unwrapped(tool.description) if tool.description else None,
             "icons": tool.icons or icons(),
             "input_schema": compact_input(tool.name, tool.input_schema),
             "output_schema": compact_output(tool.name, tool.output_schema),

@@ -8,6 +8,7 @@ import json
 import re
 
 import httpx
+import jsonschema
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -47,6 +48,9 @@ async def test_tools_list_is_ordered_titled_with_an_icon_small_and_cacheable(mcp
     # docstrings without the indentation each of their lines carried
     lines = [line for tool in listed.tools for line in (tool.description or "").splitlines()]
     assert lines and not [line for line in lines if line != line.strip()]
+    # and each paragraph on one line: the source's wrapping is not the host's
+    wrapped = [tool.name for tool in listed.tools if re.search(r"\S\n\S", tool.description or "")]
+    assert not wrapped, wrapped
     if mode != "legacy":  # cache hints are 2026-07-28 fields (SEP-2549)
         assert listed.ttl_ms == HOUR_MS and listed.cache_scope == "public"
     search = listed.tools[0].input_schema["properties"]
@@ -55,6 +59,31 @@ async def test_tools_list_is_ordered_titled_with_an_icon_small_and_cacheable(mcp
     async with httpx.AsyncClient(base_url=mcp_server.url) as http:
         served = await http.get("/static/mcpserver/icon.svg")
     assert served.status_code == 200 and served.text.startswith("<svg")
+
+
+async def test_tools_list_schemas_allow_what_the_tools_take(mcp_server):
+    """The compacted schemas validate the arguments the tools accept (a client may check
+    them before calling): an optional enum's null too, which a schema listing only the
+    values would refuse."""
+    takes = {
+        "listing_stats": [{"group_by": None}, {"group_by": "city", "currency": "UAH"}],
+        "price_trends": [{"group_by": None, "period": "month"}],
+        "market_context": [{"listing_id": 1, "currency": None}, {"listing_id": 1}],
+        "search_similar_listings": [{"query": QUERY, "min_similarity": None, "limit": 1}],
+        "hybrid_search": [{"query": QUERY, "filters": None, "limit": 1}],
+    }
+    async with Client(mcp_server.mcp_url) as client:
+        schemas = {tool.name: tool.input_schema for tool in (await client.list_tools()).tools}
+        for name, calls in takes.items():
+            validator = jsonschema.Draft202012Validator(schemas[name])
+            for arguments in calls:
+                assert not (await client.call_tool(name, arguments)).is_error, (name, arguments)
+                assert validator.is_valid(arguments), (name, arguments, schemas[name])
+    assert not jsonschema.Draft202012Validator(schemas["listing_stats"]).is_valid(
+        {"group_by": "colour"}
+    )
+    for schema in schemas.values():
+        jsonschema.Draft202012Validator.check_schema(schema)
 
 
 async def test_instructions_reach_legacy_and_2026_clients(mcp_server):
