@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import threading
 import time
 
 import httpx
 import psutil
+import pytest
 
 from bench.localserver import start_serve
 
@@ -78,19 +80,26 @@ def test_sigterm_lets_calls_finish_and_stops_the_embedded_database(tmp_path):
     assert not postgres_processes(data_dir / "pg"), "PostgreSQL was left running"
 
 
-def test_ctrl_c_pressed_twice_shuts_down_as_once_without_a_traceback(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_pressed_twice_shuts_down_as_once_without_a_traceback(tmp_path, workers):
     # uvicorn's "force exit" on a second SIGINT left the app's lifespan unfinished: two
-    # tracebacks on the terminal of whoever pressed Ctrl+C twice during `make run`.
+    # tracebacks on the terminal of whoever pressed Ctrl+C twice during `make run`; with
+    # MCP_WORKERS > 1 in every worker, which a terminal's Ctrl+C reaches as well.
     data_dir = tmp_path / "data"
     env = {"DJANGO_SETTINGS_MODULE": "tests.settings", "LOG_LEVEL": "INFO"}
     env |= {"VMK_DATA_DIR": str(data_dir), "DEMO_LISTINGS_COUNT": "60"}
-    server = start_serve(1, env, log_dir=tmp_path)  # as `make run` starts it
-    server.process.send_signal(signal.SIGINT)
-    time.sleep(0.05)
-    server.process.send_signal(signal.SIGINT)
+    server = start_serve(workers, env, log_dir=tmp_path)  # `make run` starts one
+    group = [psutil.Process(server.process.pid)]
+    group += group[0].children(recursive=True)  # what a terminal's Ctrl+C reaches
+    for _ in range(2):
+        for process in group:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.send_signal(signal.SIGINT)
+        time.sleep(0.05)
     assert server.process.wait(30) == 0
     log = server.log_text()
-    assert "Traceback" not in log and "Application shutdown complete." in log, log[-2000:]
+    assert "Traceback" not in log, log[-3000:]
+    assert log.count("Application shutdown complete.") == workers, log[-3000:]
     deadline = time.monotonic() + 10
     while postgres_processes(data_dir / "pg") and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connections
 from uvicorn.config import STARTUP_FAILURE
-from uvicorn.supervisors import Multiprocess
+from uvicorn.supervisors import Multiprocess, multiprocess
 
 from vmkproject import metrics
 from vmkproject.db import close_listings_pool, start_serving, stop_all
@@ -53,6 +53,18 @@ class Server(uvicorn.Server):
         if self.should_exit and sig == signal.SIGINT:
             return  # shutting down already
         super().handle_exit(sig, frame)
+
+
+class WorkerProcess(multiprocess.Process):
+    """A worker of uvicorn's supervisor that runs Server, not uvicorn's: a terminal's Ctrl+C
+    reaches every worker of the process group, and a second one skipped each worker's app
+    shutdown (the audit rows still queued, the pools) with the same two tracebacks."""
+
+    @property
+    def server(self) -> uvicorn.Server:
+        if self._server is None:
+            self._server = Server(config=self.config)
+        return self._server
 
 
 class Command(BaseCommand):
@@ -99,6 +111,10 @@ class Command(BaseCommand):
             timeout_graceful_shutdown=int(settings.SHUTDOWN_GRACE_SEC),
         )
         if config.workers > 1:
+            # The supervisor makes its workers (at start, on SIGHUP, for one that died) with
+            # its module's Process, and has no other way to be given one. This process only
+            # serves; the worker is pickled by reference to its class, so the workers run it.
+            multiprocess.Process = WorkerProcess  # type: ignore[misc]
             Multiprocess(config, sockets=[config.bind_socket()]).run()
         else:
             server = Server(config)
