@@ -16,6 +16,7 @@ from ..errors import InvalidArgument
 from ..interpretation.order import ORDER_LABELS
 from ..models import DealType, PropertyListing
 from ..results import SearchPage
+from ..search.understood import read_query
 from .formatting import enum_label, format_area, format_price
 
 SEMANTIC_LIMITS = (10, 20, 50)
@@ -82,12 +83,10 @@ def not_applied(page: SearchPage | None) -> list[str]:
 
 
 def _order_asked(page: SearchPage) -> str:
-    """The order the query asked for, as its chip would say it ("спочатку дешевші")."""
-    reason = page.interpreted.refused["sort_by"] if page.interpreted else ""
-    return next(
-        (f"«{label}»" for order, label in ORDER_LABELS.items() if f"'{order}'" in reason),
-        "порядок",
-    )
+    """The order the query asked for, as its chip would say it ("спочатку дешевші"): the
+    query read again (a fraction of a millisecond), not the agents' English reason."""
+    order = read_query(page.query).order if page.query else None
+    return f"«{ORDER_LABELS[order]}»" if order in ORDER_LABELS else "порядок"
 
 
 def _filter_field(name: str) -> str:

@@ -103,6 +103,10 @@ def test_an_order_sorts_the_full_text_table_and_is_not_applied_where_relevance_r
     body = " ".join(unescape(response.content.decode()).split())
     assert "Не застосовано: «спочатку дешевші»: пошук за змістом ранжує за схожістю" in body
     assert "Order" not in body
+    newest = staff.get(SEMANTIC, {"query": "нові оголошення квартир у Львові", "mode": "semantic"})
+    assert "Не застосовано: «спочатку новіші»" in " ".join(
+        unescape(newest.content.decode()).split()
+    )
 
 
 EMPTIED = "двокімнатна квартира у Львові до 5 доларів"
