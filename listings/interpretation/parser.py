@@ -54,7 +54,7 @@ from .words import (
 PLACE_NOUNS = frozenset({"місто", "місті", "район", "районі"})
 # Words that go with what is understood right after them ("для оренди"; "для сім'ї" stays:
 # what the flat is for), and words left dangling at the end of the text ("квартира у").
-BEFORE_UNDERSTOOD = STOP_WORDS | {"для"}
+BEFORE_UNDERSTOOD = STOP_WORDS | {"для", "під", "под"}
 DANGLING = (STOP_WORDS | {"-"}) - PLACE_NOUNS
 
 

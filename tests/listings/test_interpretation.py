@@ -782,9 +782,14 @@ def test_shorthand_and_approximations_leave_no_words_and_a_renovation_year_stays
         "вартість квадратного метра до 900 доларів",
         "price per sqm under 1000 USD in Kyiv",
         "квартира 60 м2 по 1000$ за метр",
+        "купить квартиру под аренду",
     ):
         assert read(text, gazetteer).text == "", text
     assert read("квартира з ремонтом 2020 року", gazetteer).text == "ремонтом 2020 року"
+    # "під"/"под" goes with what is understood after it, not with words: "needs renovation",
+    # "near Kyiv" (no listing says a region) are searched for as said
+    for text in ("квартира під ремонт", "будинок під Києвом", "дом под Киевом"):
+        assert read(text, gazetteer).text == text.split(" ", 1)[1], text
 
 
 def test_areas_written_as_a_listing_writes_them_are_one_chip(gazetteer):
