@@ -193,10 +193,17 @@ class AnyOf(Lookup):
 models.BigIntegerField.register_lookup(AnyOf)
 
 
+# Any apostrophe matches any other in a substring: "Солом'янський", "Солом’янський" and
+# "Соломʼянський" are one name written three ways.
+APOSTROPHE_CLASS = "['’ʼ‘`]"
+
+
 def substring_pattern(word: str) -> str:
     """`word` as a regular expression that matches it alone: every character but a letter or
-    a digit escaped (a backslash before one of those is an escape of PostgreSQL's own)."""
-    return re.sub(r"([^\w]|_)", r"\\\1", word)
+    a digit escaped (a backslash before one of those is an escape of PostgreSQL's own), and
+    an apostrophe as any of them (APOSTROPHE_CLASS)."""
+    escaped = re.sub(r"([^\w'’ʼ‘`]|_)", r"\\\1", word)
+    return re.sub(r"['’ʼ‘`]", APOSTROPHE_CLASS, escaped)
 
 
 class ContainsPattern(Lookup):

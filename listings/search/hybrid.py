@@ -12,7 +12,15 @@ from ..runtime import LISTINGS, MAX_CANDIDATES, RRF_K, _database, _timing
 from ..types import Limit, Offset, Query, RawFilters, checked
 from .cards import _card
 from .filtering import _prices_left_out, _resolved
-from .text import _TEXT, _fts_config, _mode_words, _text_ranked, _text_search_query, _tsquery
+from .text import (
+    _TEXT,
+    _fts_config,
+    _mode_words,
+    _text_ranked,
+    _text_search_query,
+    _tsquery,
+    one_apostrophe,
+)
 from .understood import understood
 from .vector import _embed, _neighbours
 
@@ -67,7 +75,7 @@ def _page_cards(ids: list[int], text_only: list[int], text: str, mode: str) -> l
         return cards.with_headline(_tsquery(words, mode, config), config, for_ids=headlined_ids)
 
     shape = Shape(("headlined", mode, config), headlined)
-    slots = [(IDS, ids), (OTHER_IDS, text_only), (TEXT, _mode_words(text, mode))]
+    slots = [(IDS, ids), (OTHER_IDS, text_only), (TEXT, _mode_words(one_apostrophe(text), mode))]
     return _CARDS.objects(shape, slots, LISTINGS)
 
 

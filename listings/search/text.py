@@ -49,6 +49,17 @@ def _fts_config() -> str:
     return capabilities.current().fts_config
 
 
+# Apostrophes as the text search reads them: PostgreSQL's parser splits a word at ' and ’
+# ("сім'ї": 'сім' & 'ї') but keeps ʼ (U+02BC, the Ukrainian letter apostrophe some keyboards
+# type) inside it, so "сімʼї" matched no listing written with either of the others.
+APOSTROPHES = str.maketrans(dict.fromkeys("ʼ‘`", "'"))
+
+
+def one_apostrophe(text: str) -> str:
+    """`text` with its apostrophes as listings mostly write them (APOSTROPHES)."""
+    return text.translate(APOSTROPHES)
+
+
 def _fts_query(text: str) -> SearchQuery:
     return SearchQuery(text, config=_fts_config(), search_type="plain")
 
@@ -123,6 +134,7 @@ def _matching_text(
     The fallback is the ILIKE substring match; with `any_word_fallback` (hybrid search) it is
     full text with any of the words instead, which the GIN index serves.
     """
+    text = one_apostrophe(text)
     matched = base.matching(_fts_query(text))
     if _any_match(matched.exists):
         return matched, "fulltext"
@@ -239,6 +251,7 @@ def _text_ranked(
     Full text when anything matches, else the fallback (_matching_text's). Relevance ranks
     at most the FTS_RANK_CANDIDATES newest matches (_rank_candidates).
     """
+    text = one_apostrophe(text) if text is not None else None
     vocabulary, rates, config = live_vocabulary(), _rates(), _fts_config()
     # What decides the SQL besides the mode and order (the ranked candidates' LIMIT too).
     candidates = settings.FTS_RANK_CANDIDATES

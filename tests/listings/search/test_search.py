@@ -250,6 +250,23 @@ def test_a_price_sort_with_no_deal_type_warns_that_sales_and_rents_are_mixed():
         assert "warnings" not in quiet.model_dump(mode="json")
 
 
+@pytest.mark.parametrize("apostrophe", ["ʼ", "’", "`"])
+def test_an_apostrophe_is_any_apostrophe_in_full_text_and_in_substrings(apostrophe):
+    # the listings write "Солом'янському" with ASCII '; PostgreSQL's parser kept "ʼ" inside
+    # the word, so "Соломʼянському" (a Ukrainian keyboard's apostrophe) matched nothing
+    said = {"interpret": False, "limit": 5}
+    ascii_words = search.fulltext_search(query="Солом'янському районі", **said)
+    assert ascii_words.mode == "fulltext" and ascii_words.total > 0
+    other = search.fulltext_search(query=f"Солом{apostrophe}янському районі", **said)
+    assert (other.mode, other.total) == ("fulltext", ascii_words.total)
+    # part of a word is no lexeme: the substring fallback reads any apostrophe as any other
+    part = search.fulltext_search(query=f"лом{apostrophe}янськ", **said)
+    assert part.mode == "ilike_fallback"
+    assert part.total == search.fulltext_search(query="лом'янськ", **said).total > 0
+    hybrid = search.hybrid_search(query=f"квартира в Солом{apostrophe}янському районі", **said)
+    assert hybrid.filters.get("fulltext_mode") == "fulltext"
+
+
 # --- currency --------------------------------------------------------------------------
 
 
