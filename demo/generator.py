@@ -19,6 +19,7 @@ from decimal import Decimal
 from importlib import resources
 from typing import Any, Generic, TypeVar
 
+from listings.embedders import listing_text
 from listings.models import LISTING_COLUMNS
 from listings.vocabulary import DEFAULT_EXCHANGE_RATES
 
@@ -1460,12 +1461,10 @@ def _generate(count: int, seed: int, start_id: int, now: datetime) -> Iterator[d
 
 
 def embedding_text(row: Mapping[str, Any]) -> str:
-    """The text semantic search matches a listing against: title, description and place."""
-    parts = [row.get("title"), row.get("description")]
-    place = ", ".join(p for p in (row.get("district"), row.get("city")) if p)
-    if place:
-        parts.append(place)
-    return "\n".join(p for p in parts if p)
+    """The text semantic search matches a listing against: title, description and place
+    (listings.embedders.listing_text, which "more like this" embeds for a listing without a
+    stored vector)."""
+    return listing_text(row)
 
 
 def short_embedding_text(row: Mapping[str, Any]) -> str:

@@ -14,7 +14,7 @@ import asyncio
 import math
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit, urlunsplit
@@ -372,7 +372,15 @@ class QueryEmbedder:
 
     def query_vector(self, text: str) -> QueryVector:
         """The vector of a search query, and whether it came from the cache."""
-        key = self.query_text(text)
+        return self._cached_vector(self.query_text(text))
+
+    def document_vector(self, text: str) -> QueryVector:
+        """The vector of one listing's text made as the stored ones are (the document
+        prefix), through the in-memory cache, not the on-disk one: "more like this" for a
+        listing that the collector has not embedded yet."""
+        return self._cached_vector(self.document_prefix + text)
+
+    def _cached_vector(self, key: str) -> QueryVector:
         vector = self.cache.get(key)
         if vector is not None:
             return QueryVector(vector, cache_hit=True)
@@ -459,6 +467,16 @@ def build_embedder() -> QueryEmbedder:
 def _document_cache_dir() -> Path | None:
     directory = settings.DOCUMENT_VECTOR_CACHE_DIR
     return Path(directory) if directory else None
+
+
+def listing_text(row: Mapping[str, Any]) -> str:
+    """The text a listing's vector is made from: title, description and place (the demo's
+    and generate_listings' stored vectors; "more like this" for a listing without one)."""
+    parts = [row.get("title"), row.get("description")]
+    place = ", ".join(p for p in (row.get("district"), row.get("city")) if p)
+    if place:
+        parts.append(place)
+    return "\n".join(p for p in parts if p)
 
 
 _embedder: QueryEmbedder | None = None

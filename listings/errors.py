@@ -70,13 +70,20 @@ BINS_RANGE = "'bins' must be an integer from {low} to {high}."
 LISTING_ID_INVALID = "'listing_id' must be a positive integer."
 LISTING_NOT_FOUND = "Listing {listing_id} does not exist."
 LISTING_HAS_NO_EMBEDDING = (
-    "Listing {listing_id} has no embedding yet, so there is nothing to compare it with; "
-    "use search_by_metadata with its title instead."
+    "Listing {listing_id} has no embedding yet, nor a title or description to embed, so "
+    "there is nothing to compare it with; use search_by_metadata with its filters instead."
 )
 LISTING_EMBEDDING_EMPTY = (
-    "Listing {listing_id} has an empty (all-zero) embedding, so it is like no other listing; "
-    "use search_by_metadata with its title instead."
+    "Listing {listing_id} has an empty (all-zero) embedding, nor a title or description to "
+    "embed, so it is like no other listing; use search_by_metadata with its filters instead."
 )
+# "More like this" for a listing whose stored vector is missing or empty: its text embedded.
+EMBEDDED_NOW_NOTE = (
+    "Listing {listing_id} {why}: its title, description and place were embedded now to "
+    "compare it (the vector the collector stores later may rank a little differently)."
+)
+NOT_EMBEDDED = "has no stored embedding yet"
+EMPTY_EMBEDDING = "has an empty (all-zero) stored embedding"
 QUERY_EMBEDDING_EMPTY = (
     "The embedder returned an empty (all-zero) vector for this query, which matches nothing; "
     "rephrase the query or check the embedding model."

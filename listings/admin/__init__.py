@@ -45,6 +45,7 @@ from .formatting import (
     shown_or_dash,
 )
 from .listing import (
+    EMBEDDED_NOW_ADMIN_NOTE,
     EMPTY_EMBEDDING_NOTE,
     ILIKE_FALLBACK_NOTE,
     NEIGHBOURS_FAILED,
@@ -75,6 +76,7 @@ admin.site.enable_nav_sidebar = False  # the changelist needs the width for its 
 
 __all__ = [
     "DEFAULT_SEMANTIC_LIMIT",
+    "EMBEDDED_NOW_ADMIN_NOTE",
     "EMPTY",
     "EMPTY_EMBEDDING_NOTE",
     "ILIKE_FALLBACK_NOTE",

@@ -88,6 +88,13 @@ EMPTY_EMBEDDING_NOTE = (
 )
 
 
+# Above neighbours found for a listing without a usable stored vector (its text embedded now).
+EMBEDDED_NOW_ADMIN_NOTE = (
+    "Оголошення ще не має збереженого векторного представлення (ембедингу): для порівняння "
+    "його заголовок, опис і місце векторизовано зараз."
+)
+
+
 NEIGHBOURS_FAILED = "Не вдалося підібрати схожі оголошення: {message}"
 
 
@@ -383,7 +390,8 @@ class PropertyListingAdmin(ReadOnlyAdmin):
                 "neighbours": None,
                 "neighbours_note": NEIGHBOURS_FAILED.format(message=exc.message),
             }
-        return {"neighbours": _result_rows(page), "neighbours_note": None}
+        embedded_now = EMBEDDED_NOW_ADMIN_NOTE if page.embedding_note else None
+        return {"neighbours": _result_rows(page), "neighbours_note": embedded_now}
 
     # --- semantic search page --------------------------------------------------------------
 

@@ -19,10 +19,13 @@ from .. import capabilities, vectorplan
 from ..compiled import ID, IDS, CompiledQuery, Placeholder, Row, Settings, Shape, Statements
 from ..embedders_progress import incomplete_note
 from ..errors import (
+    EMBEDDED_NOW_NOTE,
     EMBEDDER_MISMATCH,
+    EMPTY_EMBEDDING,
     LISTING_EMBEDDING_EMPTY,
     LISTING_HAS_NO_EMBEDDING,
     LISTING_NOT_FOUND,
+    NOT_EMBEDDED,
     QUERY_EMBEDDING_EMPTY,
     EmbeddingUnavailable,
     EmptyEmbedding,
@@ -79,7 +82,9 @@ def _prepare(values: Sequence[float]) -> tuple[QueryVector, bool]:
     return encoded, usable_vector(values)
 
 
-def _embed(query: str) -> QueryVector:
+def _embed(query: str, *, document: bool = False) -> QueryVector:
+    """The vector of a search query, or with `document` of a listing's text made as the
+    stored vectors are (their prefix)."""
     from ..embedders import get_embedder
 
     embedder = get_embedder()
@@ -91,7 +96,8 @@ def _embed(query: str) -> QueryVector:
         f"embeddings {embedder.name}",
         {"gen_ai.operation.name": "embeddings", "gen_ai.request.model": embedder.name},
     ) as span:
-        vector, cache_hit = embedder.query_vector(query)
+        made = embedder.document_vector if document else embedder.query_vector
+        vector, cache_hit = made(query)
         telemetry.set_attributes(
             span, {"vmk.embedding.cache_hit": cache_hit, "vmk.embedding.dimension": len(vector)}
         )
@@ -500,7 +506,11 @@ def semantic_search(
 
 
 def _embedding_of(listing_id: Any) -> Any:
-    return PropertyListing.objects.filter(id=listing_id).values("embedding")
+    """A listing's stored vector, and the text it is made from (listing_text) for a listing
+    without one."""
+    return PropertyListing.objects.filter(id=listing_id).values(
+        "embedding", "title", "description", "district", "city"
+    )
 
 
 _EMBEDDING = CompiledQuery(_embedding_of)
@@ -527,13 +537,25 @@ def similar_to_listing(
             rows = list(_embedding_of(listing_id))
     if not rows:
         raise NotFound(LISTING_NOT_FOUND.format(listing_id=listing_id))
-    if rows[0]["embedding"] is None:
-        raise NoEmbedding(LISTING_HAS_NO_EMBEDDING.format(listing_id=listing_id))
-    vector = [float(x) for x in rows[0]["embedding"]]
-    if not usable_vector(vector):
-        raise EmptyEmbedding(LISTING_EMBEDDING_EMPTY.format(listing_id=listing_id))
-    return _vector_page(
-        QueryVector(vector),
+    row, note = rows[0], None
+    stored = None if row["embedding"] is None else [float(x) for x in row["embedding"]]
+    if stored is not None and usable_vector(stored):
+        vector = QueryVector(stored)
+    else:
+        # Not embedded yet (the newest listings, before the collector's embedding job), or
+        # an all-zero vector: its own text, embedded now as the stored vectors are made.
+        from ..embedders import listing_text
+
+        text = listing_text(row)
+        if not text:
+            error = NoEmbedding if stored is None else EmptyEmbedding
+            template = LISTING_HAS_NO_EMBEDDING if stored is None else LISTING_EMBEDDING_EMPTY
+            raise error(template.format(listing_id=listing_id))
+        vector = _embed(text, document=True)
+        why = NOT_EMBEDDED if stored is None else EMPTY_EMBEDDING
+        note = EMBEDDED_NOW_NOTE.format(listing_id=listing_id, why=why)
+    page = _vector_page(
+        vector,
         parsed,
         limit=limit,
         offset=offset,
@@ -544,3 +566,4 @@ def similar_to_listing(
         exclude_id=listing_id,
         with_total=with_total,
     )
+    return page.model_copy(update={"embedding_note": note}) if note else page

@@ -21,8 +21,6 @@ LEFT_OUT_KEYS = ("left_out", "excluded", "without_currency", "unknown_currency",
 # --- item 6: NULL listing_status: either the default keeps them or this value selects them ---
 NULL_STATUS_VALUE = "unknown"
 NULL_COUNT_KEYS = ("null", "nulls", "null_count", "missing")
-# --- item 7 ----------------------------------------------------------------------------------
-ZERO_VECTOR_CODES = {"not_found"}
 # --- item 8 ----------------------------------------------------------------------------------
 # A 50-card page of rows with 5 KB titles, 3 KB URLs, 1 KB districts and metro stations.
 PAGE_TEXT_BUDGET = 150_000  # bytes of the tool's text content (compact JSON)

@@ -8,6 +8,8 @@ import re
 import httpx
 import pytest
 
+from listings import admin as listings_admin
+
 from . import builder
 from .builder import Hostile
 from .conftest import admin_client
@@ -121,6 +123,8 @@ def test_item5_admin_shows_unknown_values_as_themselves_and_null_as_a_dash(colle
     empty = [html.unescape(v).strip() for v in READONLY.findall(nulls.text)]
     assert "None" not in empty, "item 5: a NULL shows as 'None'"
     assert "—" in empty and "-" not in empty, f"item 5: NULL is not shown as '—': {set(empty)}"
+    # no vector and no text to make one from: nothing to compare it with, said so
+    assert listings_admin.NO_EMBEDDING_NOTE in html.unescape(nulls.text)
 
 
 # --- item 1: admin search and the hybrid page without the `ukrainian` configuration --------

@@ -421,8 +421,16 @@ async def test_item6_null_status_rows_have_a_policy_and_are_counted(foreign, rec
 @pytest.mark.parametrize("name", VARIANTS)
 async def test_item7_zero_vectors_are_skipped(foreign, recorder, name):
     async with session(foreign[name], recorder) as mcp:
-        error = await mcp.error("find_similar_to_listing", {"listing_id": Hostile.ZERO_VECTORS[0]})
-        assert error["code"] in expect.ZERO_VECTOR_CODES, f"item 7: {error}"
+        # an all-zero vector is like no other listing: its text is embedded instead
+        empty = await mcp.ok(
+            "find_similar_to_listing", {"listing_id": Hostile.ZERO_VECTORS[0], "limit": 50}
+        )
+        assert empty["embedding_note"] == search.EMBEDDED_NOW_NOTE.format(
+            listing_id=Hostile.ZERO_VECTORS[0], why=search.EMPTY_EMBEDDING
+        ), f"item 7: {empty.get('embedding_note')}"
+        assert not set(ids(empty)) & set(Hostile.ZERO_VECTORS), "item 7: zero vectors as neighbours"
+        nothing = await mcp.error("find_similar_to_listing", {"listing_id": Hostile.ALL_NULL})
+        assert nothing["code"] == "not_found", f"item 7: {nothing}"
         zero_city = {"city": builder.ZERO_CITY}
         semantic = await mcp.ok(
             "search_similar_listings", {"query": QUERY, "filters": zero_city, "limit": 50}
@@ -433,7 +441,7 @@ async def test_item7_zero_vectors_are_skipped(foreign, recorder, name):
             {"listing_id": Hostile.ZERO_NEIGHBOURS[0], "filters": zero_city, "limit": 50},
         )
         wide = await mcp.ok("search_similar_listings", {"query": QUERY, "limit": 50})
-    for page in (semantic, similar, wide):
+    for page in (semantic, similar, wide, empty):
         scores = [card["similarity_score"] for card in page["listings"]]
         assert None not in scores, f"item 7: a null similarity_score in {page['mode']}"
     assert set(ids(semantic)) == set(Hostile.ZERO_NEIGHBOURS), (

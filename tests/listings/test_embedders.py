@@ -116,6 +116,17 @@ def test_documents_get_the_document_prefix_in_batches_and_in_order(ollama):
     assert vectors == [pytest.approx(fake_vector(DOCUMENT_PREFIX + t, 768)) for t in texts]
 
 
+def test_one_listings_text_is_embedded_as_a_document_and_kept_in_memory(ollama):
+    # "more like this" for a listing without a stored vector: the document prefix, as the
+    # stored vectors were made, and the second ask answered from memory
+    q = ollama_embedder(ollama.url)
+    first = q.document_vector("Квартира з балконом\nОпис\nСолом'янський, Київ")
+    again = q.document_vector("Квартира з балконом\nОпис\nСолом'янський, Київ")
+    assert ollama.texts == [DOCUMENT_PREFIX + "Квартира з балконом\nОпис\nСолом'янський, Київ"]
+    assert first.cache_hit is False and again.cache_hit is True
+    assert list(again.vector) == pytest.approx(fake_vector(ollama.texts[0], 768))
+
+
 def test_documents_are_not_cached(ollama):
     q = ollama_embedder(ollama.url)
 

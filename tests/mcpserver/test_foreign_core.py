@@ -180,10 +180,12 @@ async def test_zero_vectors_are_never_neighbours(fixture, request):
         assert all(math.isfinite(c["similarity_score"]) for c in cards)
     expected = search.HNSW_INDEX if fixture == "indexed" else search.EXACT_PATH
     assert semantic.structured_content["index_used"] == expected
-    assert error_of(empty) == {
-        "error": search.LISTING_EMBEDDING_EMPTY.format(listing_id=zero[0]),
-        "code": "not_found",
-    }
+    # an all-zero vector has no direction: the listing's text is embedded instead
+    assert not empty.is_error, empty.content[0].text
+    assert empty.structured_content["embedding_note"] == search.EMBEDDED_NOW_NOTE.format(
+        listing_id=zero[0], why=search.EMPTY_EMBEDDING
+    )
+    assert not set(zero) & {c["id"] for c in empty.structured_content["listings"]}
     assert card.structured_content["has_embedding"] is False
 
 

@@ -394,13 +394,14 @@ def test_detail_page_never_shows_service_columns(staff):
     assert vector_start not in body
 
 
-def test_listing_without_embedding_shows_a_note_instead_of_neighbours(staff):
+def test_listing_without_embedding_shows_neighbours_of_its_text_embedded_now(staff):
     listing = PropertyListing.objects.filter(embedding__isnull=True).order_by("id").first()
     response = staff.get(change_url(listing.id))
     assert response.status_code == 200
     body = text(response)
-    assert listings_admin.NO_EMBEDDING_NOTE in body
-    assert "neighbour-link" not in body
+    assert listings_admin.EMBEDDED_NOW_ADMIN_NOTE in body
+    assert body.count("neighbour-link") == listings_admin.NEIGHBOURS_LIMIT
+    assert f"#{listing.id} " not in body.split(listings_admin.EMBEDDED_NOW_ADMIN_NOTE, 1)[1]
 
 
 def test_unknown_listing_redirects_with_a_message(staff):

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import numpy as np
 import pytest
 from django.contrib.postgres.search import SearchQuery
 from django.db import connections
 
 from listings import search
+from listings.embedders import get_embedder, listing_text
 from listings.errors import MIXED_DEALS_SORT_WARNING, InvalidArgument, NotFound
 from listings.models import SERVICE_FIELDS, PropertyListing
 
@@ -425,11 +427,34 @@ def test_similar_to_listing_excludes_itself():
     assert len(page.listings) == 10
 
 
-def test_similar_to_listing_without_embedding_is_a_clear_error():
-    source = PropertyListing.objects.filter(embedding__isnull=True).first()
-    with pytest.raises(NotFound) as excinfo:
-        search.similar_to_listing(listing_id=source.id)
-    assert excinfo.value.message == search.LISTING_HAS_NO_EMBEDDING.format(listing_id=source.id)
+def test_a_listings_text_embedded_now_is_the_vector_stored_for_it():
+    """What "more like this" embeds for a listing without a vector is what the stored
+    vectors are made from: for a listing with one, the two are the same vector."""
+    row = (
+        PropertyListing.objects.filter(embedding__isnull=False)
+        .order_by("id")
+        .values("embedding", "title", "description", "district", "city")
+        .first()
+    )
+    made = np.array(get_embedder().document_vector(listing_text(row)).vector)
+    stored = np.array(row["embedding"])
+    assert float(made @ stored / np.linalg.norm(made) / np.linalg.norm(stored)) > 0.999
+
+
+def test_similar_to_a_listing_without_embedding_embeds_its_text_now():
+    source = PropertyListing.objects.filter(embedding__isnull=True).order_by("id").first()
+    page = search.similar_to_listing(listing_id=source.id, limit=10)
+    assert page.mode == "similar" and len(page.listings) == 10
+    assert source.id not in _ids(page)
+    assert page.embedding_note == search.EMBEDDED_NOW_NOTE.format(
+        listing_id=source.id, why=search.NOT_EMBEDDED
+    )
+    # its nearest are listings like it: the same property type, most of them
+    kind = search.get_listing(listing_id=source.id).property_type
+    like = sum(card.property_type == kind for card in page.listings)
+    assert like >= 6, [card.property_type for card in page.listings]
+    stored = PropertyListing.objects.filter(embedding__isnull=False).order_by("id").first()
+    assert search.similar_to_listing(listing_id=stored.id).embedding_note is None
 
 
 def test_similar_to_missing_listing_is_not_found():
