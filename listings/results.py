@@ -291,7 +291,8 @@ class SearchPage(BaseModel):
     embedding_note: str | None = Field(
         None,
         description="Semantic ranking while the stored embeddings are still being computed "
-        "(the demo's first start): it covers only the listings embedded so far.",
+        "(the demo's first start): it covers only the listings embedded so far. 'More like "
+        "this' for a listing with no usable stored vector: its text was embedded now.",
         exclude_if=_absent,
     )
     if_dropped: list[DroppedFilters] | None = Field(
