@@ -52,6 +52,7 @@ BRIEF_PAGE_FIELDS = (
     "offset",
     "mode",
     "warnings",
+    "embedding_note",
     "untrusted_content",
 )
 # What it keeps of what was read from the query: the summary (the filters read, in words), the

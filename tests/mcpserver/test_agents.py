@@ -291,6 +291,22 @@ async def test_a_brief_price_sorted_page_says_its_deals_are_mixed_and_each_cards
     assert {card["deal_type"] for card in sales.structured_content["listings"]} == {"sale"}
 
 
+async def test_a_brief_page_keeps_the_embedding_note(mcp_server, listings_access):
+    from asgiref.sync import sync_to_async
+
+    from listings.models import PropertyListing
+
+    unembedded = await sync_to_async(
+        lambda: PropertyListing.objects.filter(embedding__isnull=True).order_by("id").first().id
+    )()
+    async with Client(mcp_server.mcp_url) as client:
+        result = await client.call_tool(
+            "find_similar_to_listing", {"listing_id": unembedded, "detail": "brief", "limit": 3}
+        )
+    page = result.structured_content
+    assert "embedded now" in page["embedding_note"] and len(page["listings"]) == 3
+
+
 @pytest.mark.parametrize("mode", MODES)
 async def test_detail_levels_sizes_and_paging_hints(mcp_server, mode):
     arguments = {"query": QUERY, "limit": 10, "collapse_duplicates": False}
