@@ -152,6 +152,15 @@ def test_similar_listings_and_stats_commands():
     assert "Київ" in table
 
 
+def test_similar_listings_of_a_listing_without_a_vector_says_its_text_was_embedded_now():
+    from listings.models import PropertyListing
+
+    source = PropertyListing.objects.filter(embedding__isnull=True).order_by("id").first()
+    lines = run("similar_listings", str(source.id), "--limit", "3").splitlines()
+    assert lines[1].startswith(f"note: Listing {source.id} has no stored embedding yet")
+    assert len(lines) == 4 + 3
+
+
 def test_check_listings_db_passes_on_the_embedded_database():
     output = run("check_listings_db")
     assert "[ok  ] HNSW index: ix_property_listings_embedding_hnsw" in output

@@ -144,6 +144,8 @@ def page_table(page: Any) -> str:
             head += f"\nnot applied: {printable(reason)}"
     for warning in getattr(page, "warnings", None) or ():
         head += f"\nwarning: {printable(warning)}"
+    if getattr(page, "embedding_note", None):
+        head += f"\nnote: {printable(page.embedding_note)}"
     for dropped in getattr(page, "if_dropped", None) or ():
         total = f"{'' if dropped.total_exact else '≥'}{dropped.total}"
         head += f"\nwithout {', '.join(dropped.dropped)}: {total} listings"
