@@ -55,10 +55,17 @@ def test_similar_listings_and_stats(foreign, name):
     page = json.loads(succeeded(run, "similar_listings", normal, "--json", "--limit", "4").stdout)
     assert page["mode"] == "similar" and len(page["listings"]) == 4
     assert "similarity" in succeeded(run, "similar_listings", normal, "--limit", "4").stdout
-    zero = run.manage("similar_listings", str(Hostile.ZERO_VECTORS[0]))
-    clean(zero, "similar_listings of a zero vector", run.embedded.socket_dir)
-    assert zero.returncode == 1 and "CommandError: not_found:" in zero.stderr, (
-        f"item 7: similar_listings of a zero vector: {zero.stdout[-500:]} {zero.stderr[-500:]}"
+    # an all-zero vector: the listing's text is embedded now, and the table says so
+    zero = succeeded(run, "similar_listings", str(Hostile.ZERO_VECTORS[0]), "--limit", "3")
+    assert "has an empty (all-zero) stored embedding" in zero.stdout.splitlines()[1], (
+        f"item 7: similar_listings of a zero vector: {zero.stdout[-500:]}"
+    )
+    nothing = run.manage("similar_listings", str(Hostile.ALL_NULL))  # no vector, no text
+    clean(
+        nothing, "similar_listings of a listing with no vector and no text", run.embedded.socket_dir
+    )
+    assert nothing.returncode == 1 and "CommandError: not_found:" in nothing.stderr, (
+        f"item 7: {nothing.stdout[-500:]} {nothing.stderr[-500:]}"
     )
     stats = json.loads(
         succeeded(
