@@ -75,7 +75,7 @@ from .filtering import (
     live_vocabulary,
     narrowed,
 )
-from .hybrid import hybrid_search, rrf_fuse
+from .hybrid import HYBRID_TIERS, fused_in_tiers, hybrid_depth, hybrid_search, rrf_fuse
 from .stats import (
     Median,
     Percentile,
@@ -124,6 +124,7 @@ __all__ = [
     "GROUP_BY",
     "GROUP_BY_UNKNOWN",
     "HNSW_INDEX",
+    "HYBRID_TIERS",
     "LIMIT_RANGE",
     "LISTINGS",
     "LISTING_EMBEDDING_EMPTY",
@@ -190,7 +191,9 @@ __all__ = [
     "estimated_count",
     "fulltext_queryset",
     "fulltext_search",
+    "fused_in_tiers",
     "get_listing",
+    "hybrid_depth",
     "hybrid_search",
     "is_by_relevance",
     "listing_stats",

@@ -37,6 +37,44 @@ def rrf_fuse(*ranked_lists: list[int], k: int = RRF_K) -> list[tuple[int, float,
     return [(listing_id, scores[listing_id], ranks[listing_id]) for listing_id in ordered]
 
 
+# How deep each side ranks for a page that ends at a given position: the first tier that
+# reaches it (MAX_CANDIDATES past the last). Pages that end within one tier fuse the same
+# lists; the first 100 positions are the same whatever tier a page needs (fused_in_tiers).
+HYBRID_TIERS = (100, 200, 500, MAX_CANDIDATES)
+
+
+def hybrid_depth(end: int) -> int:
+    """How many of each side's listings a page ending at position `end` fuses."""
+    return next((tier for tier in HYBRID_TIERS if tier >= end), MAX_CANDIDATES)
+
+
+def fused_in_tiers(
+    semantic_ids: list[int], text_ids: list[int], depth: int
+) -> list[tuple[int, float, list[int | None]]]:
+    """The fused order every page of one query slices, whatever depth it ranked to.
+
+    RRF of deeper lists reorders: a listing 150th by meaning and 3rd by words scores more
+    once the semantic list reaches 150, and pages fused at depth 50, then 80, then 120 (as
+    they were) repeated listings and skipped others (71 unique of 100 over five pages).
+    Each tier's fusion fills only the positions past the tier before it, from lists cut at
+    that tier (each side's ranking at a depth is a prefix of its deeper ranking), so a page
+    of any tier finds the earlier positions as an earlier page saw them.
+    """
+    placed: list[tuple[int, float, list[int | None]]] = []
+    seen: set[int] = set()
+    for tier in HYBRID_TIERS:
+        last = tier >= depth
+        for entry in rrf_fuse(semantic_ids[:tier], text_ids[:tier]):
+            if not last and len(placed) >= tier:
+                break
+            if entry[0] not in seen:
+                seen.add(entry[0])
+                placed.append(entry)
+        if last:
+            return placed
+    return placed
+
+
 # filters.fulltext_mode when the text side was left out (see hybrid_search).
 TEXT_SKIPPED = "fulltext_skipped"
 
@@ -96,7 +134,7 @@ def hybrid_search(
     """
     text = query
     parsed = _resolved(filters)
-    candidates = min(max(50, 2 * (offset + limit)), MAX_CANDIDATES)
+    candidates = hybrid_depth(offset + limit)
     vector = _embed(text)
     # ids and distances only: the cards are fetched for the page's listings alone
     # with the total the semantic side has anyway (the planner's estimate, or the exact
@@ -121,7 +159,7 @@ def hybrid_search(
             key = ("hybrid_ids", *ranking.shape, candidates)
             found = _TEXT.objects(Shape(key, ids, ranking.keep), ranking.slots, LISTINGS)
             text_ids = [row.id for row in found]
-    fused = rrf_fuse([n.listing.id for n in neighbours], text_ids)
+    fused = fused_in_tiers([n.listing.id for n in neighbours], text_ids, candidates)
     page = fused[offset : offset + limit]
     distances = {n.listing.id: n.distance for n in neighbours}
     # A listing the semantic side found has its plain card; one only the text side found,

@@ -375,7 +375,8 @@ def test_hybrid_cards_are_each_listings_own_with_its_semantic_similarity(filters
     similarity the one semantic search gives that listing, a text-only card headlined."""
     page = search.hybrid_search(query=QUERY, filters=filters, limit=10)
     semantic = search.semantic_search(query=QUERY, filters=filters, limit=50)
-    similarity = {card.id: card.similarity_score for card in semantic.listings}
+    deeper = search.semantic_search(query=QUERY, filters=filters, limit=50, offset=50)
+    similarity = {card.id: card.similarity_score for card in semantic.listings + deeper.listings}
     assert page.index_used == semantic.index_used
     assert (page.index_used == search.EXACT_PATH) == bool(filters)  # both semantic paths
     assert len(page.listings) == 10
@@ -412,6 +413,38 @@ def test_hybrid_pagination_neither_skips_nor_repeats():
         search.hybrid_search(query=QUERY, limit=10, offset=10)
     )
     assert paged == whole
+
+
+def test_hybrid_pages_of_any_size_slice_one_order_across_depths():
+    # each page fused lists as deep as twice its end: pages 1..5 of 20 fused 50, 80, 120, 160
+    # and 200 deep, reordered, and repeated some listings while skipping others
+    def pages(limit: int, upto: int) -> list[int]:
+        ids: list[int] = []
+        for offset in range(0, upto, limit):
+            ids += _ids(search.hybrid_search(query=QUERY, limit=limit, offset=offset))
+        return ids
+
+    by_20, by_50, by_7 = pages(20, 240), pages(50, 250), pages(7, 231)
+    assert len(by_20) == len(set(by_20)) == 240
+    assert by_20 == by_50[:240] and by_7 == by_50[:231]
+
+
+def test_fusing_in_tiers_keeps_the_first_positions_of_a_shallower_fusion():
+    # 500 is 150th by meaning and 1st by words: only a fusion 150 deep sees both
+    semantic = [*range(1, 150), 500, *range(150, 301)]
+    text = [500, *(1000 + i for i in range(150)), *range(300, 100, -1)]
+    for depth in search.HYBRID_TIERS[:3]:
+        fused = [entry[0] for entry in search.fused_in_tiers(semantic, text, depth)]
+        assert len(fused) == len(set(fused))
+        shallow = [entry[0] for entry in search.rrf_fuse(semantic[:100], text[:100])]
+        assert fused[:100] == shallow[:100], depth
+    deep = [entry[0] for entry in search.fused_in_tiers(semantic, text, 200)]
+    # past the first tier, the deeper fusion's order of what the first did not place
+    fused_200 = [entry[0] for entry in search.rrf_fuse(semantic[:200], text[:200])]
+    assert deep[100:] == [i for i in fused_200 if i not in set(deep[:100])]
+    assert deep[:100] != fused_200[:100]  # the case is one where depth reorders
+    assert search.hybrid_depth(10) == 100 and search.hybrid_depth(120) == 200
+    assert search.hybrid_depth(10_050) == search.HYBRID_TIERS[-1]
 
 
 # --- more like this, get, stats --------------------------------------------------------
