@@ -177,7 +177,9 @@ HNSW_EF_SEARCH_SELECTIVE: int = env.int("HNSW_EF_SEARCH_SELECTIVE", default=400)
 HNSW_EF_SEARCH_BROAD: int = env.int("HNSW_EF_SEARCH_BROAD", default=200)
 HNSW_BROAD_SHARE: float = env.float("HNSW_BROAD_SHARE", default=0.5)
 HNSW_BROAD_MAX_ROWS: int = env.int("HNSW_BROAD_MAX_ROWS", default=250000)
-HNSW_ITERATIVE_SCAN: str = env.str("HNSW_ITERATIVE_SCAN", default="relaxed_order")
+# strict_order: each deeper LIMIT continues one ordered stream, so pages slice one order
+# (relaxed_order repeated and skipped listings past the scan's first iteration).
+HNSW_ITERATIVE_SCAN: str = env.str("HNSW_ITERATIVE_SCAN", default="strict_order")
 HNSW_MAX_SCAN_TUPLES: int = env.int("HNSW_MAX_SCAN_TUPLES", default=20000)
 # Filters that leave at most this many rows, and under HNSW_SELECTIVE_SHARE of the listings,
 # are ranked exactly (a pre-filtered scan) instead of by the HNSW index, whose recall drops

@@ -106,6 +106,24 @@ def test_semantic_pagination_neither_skips_nor_repeats():
     assert len(set(pages)) == 30
 
 
+@pytest.mark.parametrize("filters", [{}, {"deal_type": "sale"}])
+def test_deep_semantic_pages_through_the_index_slice_one_order(hnsw_only, filters):
+    # Past the first iteration of an iterative index scan, relaxed_order returned each page's
+    # LIMIT in a slightly different order: at 100 000 listings five of "квартира" in Київ's
+    # pages of 10 up to 600 repeated 29 listings and skipped as many
+    def pages(limit: int, upto: int) -> list[int]:
+        ids: list[int] = []
+        for offset in range(0, upto, limit):
+            page = search.semantic_search(query=QUERY, filters=filters, limit=limit, offset=offset)
+            assert page.index_used == search.HNSW_INDEX
+            ids += _ids(page)
+        return ids
+
+    by_10, by_50 = pages(10, 500), pages(50, 500)
+    assert len(by_10) == len(set(by_10)) == 500
+    assert by_10 == by_50
+
+
 def test_min_similarity_drops_weaker_results():
     page = search.semantic_search(query=QUERY, limit=50)
     # Scores are rounded to 6 decimals: a hair below the 6th keeps it.
