@@ -48,6 +48,21 @@ from .models import Currency
 _F = TypeVar("_F", bound=Callable[..., Any])
 
 MAX_OFFSET = 10_000
+
+
+def paging(
+    *, offset: int, limit: int, total: int, total_exact: bool, rows: int
+) -> tuple[bool, int | None]:
+    """Whether a page of `rows` listings has more after it, and the offset that continues it
+    (None at the end, or past MAX_OFFSET): the tools' has_more and next_offset, the admin's
+    "next" link. With an estimated total, a full page is taken to have more."""
+    has_more = offset + rows < total if total_exact else rows >= limit or offset + rows < total
+    next_offset = offset + rows if has_more else None
+    if next_offset is not None and next_offset > MAX_OFFSET:
+        next_offset = None
+    return has_more, next_offset
+
+
 MAX_LISTING_ID = 2**63 - 1
 MIN_BINS, MAX_BINS = 2, 100
 INVALID = "invalid_argument"  # the pydantic error type of a refused argument

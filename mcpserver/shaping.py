@@ -25,7 +25,7 @@ from typing import Any
 
 from mcp_types import ResourceLink
 
-from listings import search
+from listings import search, types
 from listings.errors import InvalidArgument
 
 from .catalog import DETAILS
@@ -116,15 +116,13 @@ def listing_details(*, listing_ids: list[int]) -> dict[int, dict[str, Any]]:
 
 
 def _paging(page: dict[str, Any], rows: int) -> tuple[bool, int | None]:
-    offset, limit, total = page["offset"], page["limit"], page["total"]
-    if page.get("total_exact", True):
-        has_more = offset + rows < total
-    else:
-        has_more = rows >= limit or offset + rows < total
-    next_offset = offset + rows if has_more else None
-    if next_offset is not None and next_offset > search.MAX_OFFSET:
-        next_offset = None
-    return has_more, next_offset
+    return types.paging(
+        offset=page["offset"],
+        limit=page["limit"],
+        total=page["total"],
+        total_exact=page.get("total_exact", True),
+        rows=rows,
+    )
 
 
 def _rows(cards: list[dict[str, Any]]) -> int:

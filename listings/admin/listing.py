@@ -46,6 +46,8 @@ from .semantic import (
     _result_rows,
     _with_defaults,
     not_applied,
+    page_links,
+    requested_offset,
     understood_chips,
 )
 
@@ -428,6 +430,7 @@ class PropertyListingAdmin(ReadOnlyAdmin):
                     query=cleaned["query"],
                     filters=filters,
                     limit=cleaned["limit"],
+                    offset=requested_offset(request.GET),
                     interpret=cleaned["interpret"],
                 )
             except SearchError as exc:
@@ -449,6 +452,7 @@ class PropertyListingAdmin(ReadOnlyAdmin):
             "hybrid": page is not None and page.mode == "hybrid",
             "chips": understood_chips(request.GET, page),
             "not_applied": not_applied(page),
+            "links": page_links(request.GET, page),
         }
         return TemplateResponse(request, SEMANTIC_TEMPLATE, context)
 

@@ -56,6 +56,7 @@ def understood_chips(query: QueryDict, page: SearchPage | None) -> list[dict[str
             continue
         without = query.copy()
         without["query"] = " ".join((text[: chip.start] + " " + text[chip.end :]).split())
+        without.pop("offset", None)  # another search: from its first page
         chips.append(
             {
                 "label": chip.label,
@@ -108,6 +109,39 @@ def _if_removed(page: SearchPage, names: Sequence[str]) -> str | None:
         if dropped.total and set(names) - {"currency"} <= set(dropped.dropped):
             return f"{dropped.total}" if dropped.total_exact else f"понад {dropped.total}"
     return None
+
+
+def requested_offset(query: QueryDict) -> int:
+    """The page's offset from the link that asked for it ("offset"); 0 when absent or not a
+    whole number within the tools' range (a hand-edited link)."""
+    raw = query.get("offset", "")
+    return int(raw) if raw.isdigit() and int(raw) <= types.MAX_OFFSET else 0
+
+
+def page_links(query: QueryDict, page: SearchPage | None) -> dict[str, Any] | None:
+    """Which results the page shows ("21–40") and the links to the pages before and after
+    it: the same search with another offset."""
+    if page is None or not page.listings:
+        return None
+    _, next_offset = types.paging(
+        offset=page.offset,
+        limit=page.limit,
+        total=page.total,
+        total_exact=page.total_exact,
+        rows=len(page.listings),
+    )
+
+    def at(offset: int) -> str:
+        moved = query.copy()
+        moved["offset"] = str(offset)
+        return "?" + moved.urlencode()
+
+    return {
+        "first": page.offset + 1,
+        "last": page.offset + len(page.listings),
+        "previous": at(max(page.offset - page.limit, 0)) if page.offset else None,
+        "next": at(next_offset) if next_offset is not None else None,
+    }
 
 
 def _with_defaults(query: QueryDict) -> QueryDict:

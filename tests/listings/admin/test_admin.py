@@ -443,6 +443,29 @@ def test_semantic_search_page_shows_scored_results_with_links(staff):
     assert f"{expected.listings[0].similarity_score:.3f}".replace(".", ",") in body
 
 
+@pytest.mark.parametrize("mode", ["semantic", "hybrid"])
+def test_semantic_page_pages_through_the_results(staff, mode):
+    query = {"query": "квартира з балконом у Львові", "mode": mode, "limit": "10"}
+    first = staff.get(SEMANTIC, query)
+    links = first.context["links"]
+    assert (links["first"], links["last"], links["previous"]) == (1, 10, None)
+    second = staff.get(SEMANTIC + links["next"])
+    assert second.context["links"]["first"] == 11
+    assert "показано 11–20" in text(second)
+    assert 'class="previous-page"' in text(second)
+    shown = [row["card"].id for page in (first, second) for row in page.context["results"]]
+    run = search.hybrid_search if mode == "hybrid" else search.semantic_search
+    expected = run(query=query["query"], limit=20, interpret=True)
+    assert shown == [card.id for card in expected.listings]  # one order, no repeats
+    back = staff.get(SEMANTIC + second.context["links"]["previous"])
+    assert [row["card"].id for row in back.context["results"]] == shown[:10]
+    # a chip removed is another search, from its first page
+    assert all("offset" not in chip["remove"] for chip in second.context["chips"])
+    for hand_edited in ("-5", "abc", "99999999"):
+        edited = staff.get(SEMANTIC, {**query, "offset": hand_edited})
+        assert edited.status_code == 200 and edited.context["links"]["first"] == 1
+
+
 def test_hybrid_search_with_filters(staff):
     response = staff.get(
         SEMANTIC,
