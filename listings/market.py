@@ -229,7 +229,10 @@ def price_trends(
             .annotate(p=price_in(currency, rates, vocab), bucket=Trunc("publish_date", period))
         )
         # an enum column's spellings as one group, as listing_stats groups them
-        return qs.annotate(group=_group_value(group_by, vocab)) if group_by else qs
+        # and a district or station with its city unless one city is filtered
+        if not group_by:
+            return qs
+        return qs.annotate(group=_group_value(group_by, vocab, one_city=parsed.city is not None))
 
     def top() -> Any:
         return (

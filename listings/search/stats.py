@@ -6,6 +6,7 @@ from typing import Any
 
 from django.db.models import Case, CharField, Count, F, FloatField, Max, Min, Q, Value, When
 from django.db.models.aggregates import Aggregate, Avg
+from django.db.models.functions import Concat
 from django_cte import CTE, with_cte
 
 from .. import vocabulary
@@ -23,12 +24,27 @@ from ..runtime import LISTINGS, MAX_STATS_GROUPS, _database, _rates, _timing
 from ..types import GroupBy, RawFilters, StatsCurrency, checked
 from .filtering import _resolved, live_vocabulary
 
+# Places whose names repeat from city to city: Шевченківський is a district of Київ, Львів,
+# Харків, Запоріжжя and Чернівці; without one city filtered, each is grouped with its city.
+PLACES_OF_A_CITY = frozenset({"district", "metro_station"})
 
-def _group_value(group_by: str, vocab: vocabulary.Vocabulary) -> Any:
+
+def _group_value(group_by: str, vocab: vocabulary.Vocabulary, *, one_city: bool = True) -> Any:
     """The column to group by; an enum column in its documented form, so that 'daily' and
-    'rent_short' are one group (spelled as in `vocab`); the property type by its slug."""
+    'rent_short' are one group (spelled as in `vocab`); the property type by its slug; a
+    district or station with its city ("Шевченківський (Київ)") unless `one_city`."""
     if group_by == "property_type":
         return F("property_type__slug")
+    if group_by in PLACES_OF_A_CITY and not one_city:
+        with_city = Concat(
+            F(group_by), Value(" ("), F("city"), Value(")"), output_field=CharField()
+        )
+        return Case(
+            When(**{f"{group_by}__isnull": True}, then=Value(None)),
+            When(city__isnull=True, then=F(group_by)),
+            default=with_city,
+            output_field=CharField(),
+        )
     if group_by not in vocabulary.ENUM_CHOICES:
         return F(group_by)
     whens = []
@@ -115,7 +131,8 @@ def listing_stats(
         }
         if group_by is None:
             return once_per_row(priced()).summary(**aggregates)
-        grouped = priced().annotate(group_value=_group_value(group_by, vocab))
+        one_city = parsed.city is not None
+        grouped = priced().annotate(group_value=_group_value(group_by, vocab, one_city=one_city))
         return (
             once_per_row(grouped, "group_value")
             .values("group_value")

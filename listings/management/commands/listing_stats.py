@@ -10,6 +10,13 @@ from listings import search, types
 
 from ._output import add_filter_arguments, command_errors, dump_json, filters_from, one_of, table
 
+GROUP_WIDTH = (18, 32)  # the group column: at least, at most ("Святошинський (Київ)")
+
+
+def _group_width(rows: list[dict[str, Any]]) -> int:
+    longest = max((len(str(row["group"])) + 1 for row in rows), default=0)
+    return min(max(longest, GROUP_WIDTH[0]), GROUP_WIDTH[1])
+
 
 class Command(BaseCommand):
     help = "Counts and price figures (min, median, max, per m²), overall or grouped."
@@ -45,7 +52,7 @@ class Command(BaseCommand):
             + table(
                 rows,
                 [
-                    ("group", result.group_by or "all", 18),
+                    ("group", result.group_by or "all", _group_width(rows)),
                     ("count", "count", 7),
                     ("min_price", "min", 12),
                     ("median_price", "median", 12),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from decimal import Decimal
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 from django.contrib.postgres.search import SearchQuery
 from django.db import connections
 
-from listings import search
+from listings import market, search
 from listings.embedders import get_embedder, listing_text
 from listings.errors import MIXED_DEALS_SORT_WARNING, InvalidArgument, NotFound
 from listings.models import SERVICE_FIELDS, PropertyListing
@@ -566,7 +567,6 @@ def test_stats_overall_and_grouped_in_uah():
     [
         ("property_type", "property_type__slug"),
         ("renovation_status", "renovation_status"),
-        ("metro_station", "metro_station"),
     ],
 )
 def test_stats_grouped_by_the_type_the_renovation_or_the_station(group_by, column):
@@ -576,6 +576,25 @@ def test_stats_grouped_by_the_type_the_renovation_or_the_station(group_by, colum
     assert len(counts) > 2 and sum(counts.values()) == grouped.total == listings.count()
     for value, count in counts.items():
         assert listings.filter(**{column: value}).count() == count, value
+
+
+@pytest.mark.parametrize("group_by", ["district", "metro_station"])
+def test_stats_and_trends_group_a_place_with_its_city_unless_one_city_is_filtered(group_by):
+    # Шевченківський is a district of Київ and of Львів: one group held both cities' prices
+    listings = PropertyListing.objects.filter(deal_type="sale", listing_status="active")
+    grouped = search.listing_stats(filters={"deal_type": "sale"}, group_by=group_by)
+    counts = {g.group: g.count for g in grouped.groups}
+    pairs = listings.filter(**{f"{group_by}__isnull": False, "city__isnull": False})
+    for (place, city), count in Counter(pairs.values_list(group_by, "city")).items():
+        if f"{place} ({city})" in counts:  # the largest groups (MAX_STATS_GROUPS)
+            assert counts[f"{place} ({city})"] == count
+    assert sum(count for group, count in counts.items() if group and "(" in group) > 0
+    assert counts.get(None, 0) == listings.filter(**{f"{group_by}__isnull": True}).count()
+    kyiv = search.listing_stats(filters={"deal_type": "sale", "city": "Київ"}, group_by=group_by)
+    assert all(g.group is None or "(" not in g.group for g in kyiv.groups)
+    assert sum(g.count for g in kyiv.groups) == listings.filter(city="Київ").count()
+    trends = market.price_trends(filters={"deal_type": "sale"}, group_by=group_by)
+    assert all(s.group is None or s.group.endswith(")") for s in trends.series)
 
 
 def test_stats_warn_when_sale_and_rent_are_mixed():
