@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -149,6 +150,32 @@ def live_property_type_ids() -> dict[str, tuple[int, ...]]:
 # --- place names in filters ----------------------------------------------------------------
 
 
+# A district or station as listing_stats and price_trends name their groups without a city
+# filter, "Шевченківський (Київ)": taken back as the place and its city.
+CITY_PLACES = ("district", "metro_station")
+PLACE_WITH_CITY = re.compile(r"^(?P<place>[^()]+?)\s*\((?P<city>[^()]+)\)\s*$")
+
+
+def _with_its_city(
+    column: str, wanted: Mapping[str, str | None], gazetteer: Gazetteer
+) -> tuple[str, str] | None:
+    """The place and city a "Place (City)" value names, when it is not itself a value the
+    table holds and both parts are (and the city filter, if any, is that city)."""
+    given = wanted[column]
+    if given is None or not gazetteer.values.get(column) or gazetteer.resolve(column, given):
+        return None
+    found = PLACE_WITH_CITY.match(given)
+    if found is None:
+        return None
+    place = gazetteer.resolve(column, found["place"])
+    city = gazetteer.resolve("city", found["city"])
+    if place is None or city is None:
+        return None
+    if wanted["city"] is not None and gazetteer.resolve("city", wanted["city"]) != city:
+        return None
+    return place, city
+
+
 def resolve_places(filters: Filters, gazetteer: Gazetteer | None = None) -> Filters:
     """City, district and station in the form present in the database ('Kyiv', 'Києві' ->
     'Київ'); raises InvalidArgument naming the nearest values when a name matches none."""
@@ -157,6 +184,15 @@ def resolve_places(filters: Filters, gazetteer: Gazetteer | None = None) -> Filt
         return filters
     gazetteer = gazetteer or live_gazetteer()
     update: dict[str, str] = {}
+    for column in CITY_PLACES:
+        split = _with_its_city(column, wanted, gazetteer)
+        if split is not None:
+            notes = _notes.get()
+            if notes is not None:  # names_resolved says how the value was read
+                notes[column] = {"given": str(wanted[column]), "value": split[0]}
+            update[column], wanted[column] = split[0], split[0]
+            if wanted["city"] is None:
+                update["city"] = wanted["city"] = split[1]
     for column, given in wanted.items():
         if given is None or not gazetteer.values.get(column):
             continue  # nothing read (a table without the column): the value as given

@@ -205,6 +205,24 @@ def test_place_names_in_filters_resolve_to_the_value_present(given):
         assert page.names_resolved == {"city": {"given": given.strip(), "value": "Київ"}}
 
 
+@pytest.mark.parametrize("group_by", ["district", "metro_station"])
+def test_a_group_named_with_its_city_filters_as_that_place_of_that_city(group_by):
+    # listing_stats names a district of no filtered city "Шевченківський (Київ)": an agent
+    # that filters by the group it read gets that place of that city
+    groups = search.listing_stats(group_by=group_by).groups
+    named = next(g for g in groups if g.group and "(" in g.group)
+    place, city = named.group[:-1].split(" (")
+    page = search.fulltext_search(filters={group_by: named.group}, limit=50)
+    assert (page.filters[group_by], page.filters["city"]) == (place, city)
+    assert page.total == named.count and page.total_exact
+    assert page.names_resolved[group_by] == {"given": named.group, "value": place}
+    stats = search.listing_stats(filters={group_by: named.group})
+    assert stats.total == named.count
+    other = "Львів" if city != "Львів" else "Київ"
+    with pytest.raises(InvalidArgument):  # another city filtered: no such place there
+        search.fulltext_search(filters={group_by: named.group, "city": other})
+
+
 def test_place_names_resolve_in_stats_too():
     stats = search.listing_stats(filters={"city": "Lviv"})
     assert stats.filters["city"] == "Львів"
