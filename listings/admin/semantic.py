@@ -121,7 +121,7 @@ def requested_offset(query: QueryDict) -> int:
 def page_links(query: QueryDict, page: SearchPage | None) -> dict[str, Any] | None:
     """Which results the page shows ("21–40") and the links to the pages before and after
     it: the same search with another offset."""
-    if page is None or not page.listings:
+    if page is None or not (page.listings or page.offset):
         return None
     _, next_offset = types.paging(
         offset=page.offset,

@@ -461,6 +461,10 @@ def test_semantic_page_pages_through_the_results(staff, mode):
     assert [row["card"].id for row in back.context["results"]] == shown[:10]
     # a chip removed is another search, from its first page
     assert all("offset" not in chip["remove"] for chip in second.context["chips"])
+    # past the end (an estimated total promised more): a way back, not a dead end
+    past = staff.get(SEMANTIC, {**query, "offset": "10000"})
+    assert "Нічого не знайдено." in text(past) and 'class="previous-page"' in text(past)
+    assert "показано 0" in text(past)
     for hand_edited in ("-5", "abc", "99999999"):
         edited = staff.get(SEMANTIC, {**query, "offset": hand_edited})
         assert edited.status_code == 200 and edited.context["links"]["first"] == 1
