@@ -231,7 +231,7 @@ def _neighbours(
     """The `count` nearest listings under `filters`, exactly ordered, how many match, and
     which path ranked them (the HNSW index the plan scans, whole-table or partial, or
     EXACT_PATH). Each is a card's row, or with `cards=False` its id and distance only (hybrid
-    search fuses 50 candidates and shows 10: their cards are fetched for the page alone;
+    search fuses 100 or more candidates and shows 10: their cards are fetched for the page alone;
     cosine distance only).
 
     When the planner expects few rows to match (at most EXACT_VECTOR_SEARCH_MAX_ROWS), they

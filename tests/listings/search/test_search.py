@@ -435,7 +435,7 @@ def test_hybrid_pagination_neither_skips_nor_repeats():
 
 
 def test_hybrid_pages_of_any_size_slice_one_order_across_depths():
-    # each page fused lists as deep as twice its end: pages 1..5 of 20 fused 50, 80, 120, 160
+    # each page fused lists twice as deep as its end (before HYBRID_TIERS): pages 1..5 of 20 fused 50, 80, 120, 160
     # and 200 deep, reordered, and repeated some listings while skipping others
     def pages(limit: int, upto: int) -> list[int]:
         ids: list[int] = []
