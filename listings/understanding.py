@@ -152,7 +152,7 @@ def live_property_type_ids() -> dict[str, tuple[int, ...]]:
 
 # A district or station as listing_stats and price_trends name their groups without a city
 # filter, "Шевченківський (Київ)": taken back as the place and its city.
-CITY_PLACES = ("district", "metro_station")
+CITY_PLACES = frozenset({"district", "metro_station"})
 PLACE_WITH_CITY = re.compile(r"^(?P<place>[^()]+?)\s*\((?P<city>[^()]+)\)\s*$")
 
 

@@ -22,11 +22,12 @@ from ..querysets import price_in
 from ..results import StatsResult, StatsRow
 from ..runtime import LISTINGS, MAX_STATS_GROUPS, _database, _rates, _timing
 from ..types import GroupBy, RawFilters, StatsCurrency, checked
+from ..understanding import CITY_PLACES
 from .filtering import _resolved, live_vocabulary
 
-# Places whose names repeat from city to city: Шевченківський is a district of Київ, Львів,
-# Харків, Запоріжжя and Чернівці; without one city filtered, each is grouped with its city.
-PLACES_OF_A_CITY = frozenset({"district", "metro_station"})
+# Places whose names repeat from city to city (understanding.CITY_PLACES): Шевченківський is a
+# district of Київ, Львів, Харків, Запоріжжя and Чернівці; without one city filtered, each is
+# grouped with its city, in the form a filter takes back (understanding.PLACE_WITH_CITY).
 
 
 def _group_value(group_by: str, vocab: vocabulary.Vocabulary, *, one_city: bool = True) -> Any:
@@ -35,7 +36,7 @@ def _group_value(group_by: str, vocab: vocabulary.Vocabulary, *, one_city: bool 
     district or station with its city ("Шевченківський (Київ)") unless `one_city`."""
     if group_by == "property_type":
         return F("property_type__slug")
-    if group_by in PLACES_OF_A_CITY and not one_city:
+    if group_by in CITY_PLACES and not one_city:
         with_city = Concat(
             F(group_by), Value(" ("), F("city"), Value(")"), output_field=CharField()
         )
