@@ -35,6 +35,15 @@ FILTERS_NOT_OBJECT = "'filters' must be an object (JSON dictionary) of filter na
 MIN_OVER_MAX = "Filter '{low}' ({low_value}) is greater than '{high}' ({high_value})."
 
 
+def configured_currency(value: str) -> str | None:
+    """The code of a currency as it is spelled ("usd", "грн", "$"): the built-in spellings and
+    CURRENCY_ALIASES, among the currencies EXCHANGE_RATES has; None for any other."""
+    codes = list(settings.EXCHANGE_RATES)
+    return vocabulary.currency_code(
+        value, vocabulary.currency_aliases(settings.CURRENCY_ALIASES, codes)
+    )
+
+
 class Filters(BaseModel):
     """Structured filters, AND-ed. Text values match exactly (as in describe_schema)."""
 
@@ -179,11 +188,10 @@ class Filters(BaseModel):
     @field_validator("currency")
     @classmethod
     def _currency(cls, value: str) -> str:
-        codes = list(settings.EXCHANGE_RATES)
-        aliases = vocabulary.currency_aliases(settings.CURRENCY_ALIASES, codes)
-        code = vocabulary.currency_code(value, aliases)
+        code = configured_currency(value)
         if code is None:
-            raise ValueError(vocabulary.CURRENCY_NOT_ALLOWED.format(allowed=", ".join(codes)))
+            allowed = ", ".join(settings.EXCHANGE_RATES)
+            raise ValueError(vocabulary.CURRENCY_NOT_ALLOWED.format(allowed=allowed))
         return code
 
     @field_validator(

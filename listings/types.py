@@ -27,7 +27,6 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from . import vocabulary
 from .errors import BINS_RANGE as _BINS_RANGE
 from .errors import (
     CURRENCY_UNKNOWN,
@@ -41,7 +40,7 @@ from .errors import (
     QUERY_TOO_LONG,
     InvalidArgument,
 )
-from .filters import FILTER_NAMES, Filters, explain_filter_error
+from .filters import FILTER_NAMES, Filters, configured_currency, explain_filter_error
 from .meant import close_names, quoted
 from .models import Currency
 
@@ -224,8 +223,7 @@ def _spelled(value: Any) -> Any:
     came, for the code's own check to refuse."""
     if not isinstance(value, str):
         return value
-    aliases = vocabulary.currency_aliases(settings.CURRENCY_ALIASES, list(settings.EXCHANGE_RATES))
-    return vocabulary.currency_code(value, aliases) or value
+    return configured_currency(value) or value
 
 
 # A currency code of the market tools (the schema lists the documented codes; their spellings
