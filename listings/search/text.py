@@ -17,6 +17,7 @@ from .. import capabilities, vectorplan
 from ..compiled import TEXT, Placeholder, Settings, Shape, Statements, text_placeholder
 from ..errors import QueryTimeout
 from ..filters import Filters
+from ..interpretation.morphology import APOSTROPHES
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet, substring_pattern
 from ..results import SearchPage
@@ -49,14 +50,11 @@ def _fts_config() -> str:
     return capabilities.current().fts_config
 
 
-# Apostrophes as the text search reads them: PostgreSQL's parser splits a word at ' and ’
-# ("сім'ї": 'сім' & 'ї') but keeps ʼ (U+02BC, the Ukrainian letter apostrophe some keyboards
-# type) inside it, so "сімʼї" matched no listing written with either of the others.
-APOSTROPHES = str.maketrans(dict.fromkeys("ʼ‘`", "'"))
-
-
 def one_apostrophe(text: str) -> str:
-    """`text` with its apostrophes as listings mostly write them (APOSTROPHES)."""
+    """`text` with every apostrophe as ' (the reader's table, morphology.APOSTROPHES).
+    PostgreSQL's parser splits a word at ' and ’ alike ("сім'ї": 'сім' & 'ї') but keeps ʼ
+    (U+02BC, the Ukrainian letter apostrophe some keyboards type) inside it, so "сімʼї"
+    matched no listing written with either of the others."""
     return text.translate(APOSTROPHES)
 
 
