@@ -73,6 +73,7 @@ from .types import (
     TrendPeriod,
     checked,
 )
+from .vocabulary import Vocabulary
 
 DISTRIBUTION_BINS = 20
 DISTRIBUTION_TAILS = 0.02
@@ -443,10 +444,10 @@ _COMPARABLES = Statements()
 _TOTAL_AREA = PropertyListing._meta.get_field("total_area")
 
 
-def _own_currency(listing: PropertyListing) -> str:
+def _own_currency(listing: PropertyListing, vocab: Vocabulary, rates: Mapping[str, float]) -> str:
     """The currency a listing is priced in, as the rates know it; USD when they do not."""
-    own = live_vocabulary().currency_of(listing.currency)
-    return own if own is not None and own in _rates() else DEFAULT_FIGURES_CURRENCY
+    own = vocab.currency_of(listing.currency)
+    return own if own is not None and own in rates else DEFAULT_FIGURES_CURRENCY
 
 
 @checked
@@ -455,12 +456,12 @@ def market_context(*, listing_id: ListingId, currency: ListingCurrency = None) -
     and price per m², the listing's percentile, and a verdict in plain Ukrainian. The figures
     are in `currency`, by default the listing's own (USD when it has none the rates know)."""
     listing = _listing(listing_id)
-    code = currency or _own_currency(listing)
+    vocab, rates = live_vocabulary(), _rates()
+    code = currency or _own_currency(listing, vocab, rates)
     price = _in(listing.price, listing.currency, code)
     area = _round(listing.total_area)
     per_m2 = price / area if price is not None and area else None
     values, criteria = comparables_of(listing)
-    vocab, rates = live_vocabulary(), _rates()
 
     def priced(found: dict[str, Any]) -> Any:
         prices = price_in(code, rates, vocab)
