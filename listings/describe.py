@@ -241,9 +241,11 @@ def database_overview() -> dict[str, Any]:
     from .search import listing_stats
 
     everything = {"listing_status": "any"}
-    by_status = listing_stats(filters=everything, group_by=None)
-    by_deal = listing_stats(filters={"listing_status": "active"}, group_by="deal_type")
-    cities = listing_stats(filters={"listing_status": "active"}, group_by="city")
+    # in USD, as the keys say, whatever the listings are priced in
+    by_status = listing_stats(filters=everything, group_by=None, currency="USD")
+    active = {"listing_status": "active"}
+    by_deal = listing_stats(filters=active, group_by="deal_type", currency="USD")
+    cities = listing_stats(filters=active, group_by="city", currency="USD")
     with connections[LISTINGS].cursor() as cursor:
         cursor.execute(
             "SELECT count(*) FILTER (WHERE embedding IS NOT NULL), count(*), "

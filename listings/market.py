@@ -45,9 +45,11 @@ from .querysets import price_in, price_windows, price_windows_condition
 from .results import ListingCard, SearchPage
 from .runtime import LISTINGS
 from .search import (
+    DEFAULT_FIGURES_CURRENCY,
     LISTING_NOT_FOUND,
     MIXED_DEALS_WARNING,
     Median,
+    Money,
     Percentile,
     _database,
     _group_value,
@@ -65,10 +67,10 @@ from .types import (
     PERIOD_UNKNOWN,
     PERIODS,
     Bins,
-    FigureCurrency,
     GroupBy,
     ListingCurrency,
     ListingId,
+    ListingsCurrency,
     RawFilters,
     TrendPeriod,
     checked,
@@ -86,8 +88,6 @@ MIN_DISTRICT_COMPARABLES = 10  # fewer in the district: compare with the whole c
 MIN_COMPARABLES = 5  # fewer in the city: no verdict
 NEAR_MEDIAN_PCT = 5.0
 EXAMPLES = 5
-# market_context's figures for a listing whose currency the rates do not know
-DEFAULT_FIGURES_CURRENCY = "USD"
 
 # Duplicates: the same city, deal, property type, rooms, floor and number of floors, an
 # area within DUPLICATE_AREA_TOLERANCE (or 1 m²), a price within DUPLICATE_PRICE_TOLERANCE,
@@ -206,28 +206,31 @@ def price_trends(
     filters: RawFilters = None,
     group_by: GroupBy = None,
     period: TrendPeriod = "month",
-    currency: FigureCurrency = "USD",
+    currency: ListingsCurrency = None,
 ) -> TrendResult:
     """Count, median price and median price per m² per month or quarter of publish_date.
 
     Every listing published in a period counts, whatever its status now (a sold flat was
     on the market then), unless filters.listing_status says otherwise. Periods with fewer
     than MIN_SAMPLE priced listings are marked low_sample; none are smoothed or dropped.
+    The figures are in `currency`, by default the one most of the listings are priced in
+    (search.Money).
     """
     parsed = parse_filters(filters)
     if "listing_status" not in parsed.model_fields_set:
         parsed = parsed.model_copy(update={"listing_status": "any"})
     parsed = _resolved(parsed)  # as every search reads them: spellings, place names
     vocab, rates = live_vocabulary(), _rates()
+    money = Money(currency, parsed, vocab, rates)
     # What decides the SQL of its statements, with the vocabulary and rates they are built
     # with (kept alive with them, named by id()).
-    shape = (parsed.model_dump_json(), period, currency, id(vocab), id(rates))
+    shape = (parsed.model_dump_json(), period, bool(money.asked), id(vocab), id(rates))
 
     def dated() -> Any:
         qs = (
             PropertyListing.objects.filtered(parsed, rates, vocab)
             .filter(publish_date__isnull=False)
-            .annotate(p=price_in(currency, rates, vocab), bucket=Trunc("publish_date", period))
+            .annotate(p=money.price(), bucket=Trunc("publish_date", period))
         )
         # an enum column's spellings as one group, as listing_stats groups them
         # and a district or station with its city unless one city is filtered
@@ -255,6 +258,7 @@ def price_trends(
             "priced_count": Count("p"),
             "median_price": Median("p"),
             "median_price_per_m2": median_price_per_m2(),
+            **money.counts(),
         }
         return once_per_row(qs, *keys).values(*keys).annotate(**figures).order_by(*keys)
 
@@ -271,6 +275,7 @@ def price_trends(
             ("series", group_by, groups, *shape), lambda: series_of(groups), (vocab, rates)
         )
         rows = _TRENDS.dicts(series_shape, [], LISTINGS)
+    code = money.chosen(rows)
     by_group: dict[Any, dict[str, dict[str, Any]]] = {g: {} for g in groups}
     first = last = None
     for row in rows:
@@ -290,8 +295,8 @@ def price_trends(
                     period=label,
                     count=int(row.get("count", 0)),
                     priced_count=priced,
-                    median_price=_round(row.get("median_price")),
-                    median_price_per_m2=_round(row.get("median_price_per_m2")),
+                    median_price=money.scaled(row.get("median_price")),
+                    median_price_per_m2=money.scaled(row.get("median_price_per_m2")),
                     low_sample=priced < MIN_SAMPLE,
                 )
             )
@@ -308,7 +313,7 @@ def price_trends(
         warnings.append(MIXED_DEALS_WARNING)
     _timing().rows = len(rows)
     return TrendResult(
-        currency=currency,
+        currency=code,
         period=period,
         group_by=group_by,
         filters=parsed.active(),
@@ -326,16 +331,18 @@ def price_trends(
 def price_distribution(
     *,
     filters: RawFilters = None,
-    currency: FigureCurrency = "USD",
+    currency: ListingsCurrency = None,
     bins: Bins = DISTRIBUTION_BINS,
 ) -> PriceDistribution:
     """How many listings fall in each price band, between the 2nd and 98th percentiles
-    (the listings outside are counted apart, so one mansion does not flatten the chart)."""
+    (the listings outside are counted apart, so one mansion does not flatten the chart),
+    in `currency`, by default the one most of the listings are priced in (search.Money)."""
     parsed = _resolved(filters)
     vocab, rates = live_vocabulary(), _rates()
+    money = Money(currency, parsed, vocab, rates)
     qs = (
         PropertyListing.objects.filtered(parsed, rates, vocab)
-        .annotate(p=price_in(currency, rates, vocab))
+        .annotate(p=money.price())
         .filter(p__isnull=False)
     )
     with _database():
@@ -343,6 +350,7 @@ def price_distribution(
             low=Percentile("p", fraction=DISTRIBUTION_TAILS),
             high=Percentile("p", fraction=1 - DISTRIBUTION_TAILS),
             n=Count("*"),
+            **money.counts(),
         )
         low, high = edges["low"], edges["high"]
         counts: dict[int, int] = {}
@@ -363,11 +371,13 @@ def price_distribution(
             rows = list(grouped.order_by("b"))
             counts = {row["b"]: row["n"] for row in rows}
             top_edge = sum(row["at_top"] for row in rows)
+    # the bands read in the base currency, given in the chosen one
+    code = money.chosen([edges])
     width = (high - low) / bins if low is not None and high is not None and high > low else 0
     bands = [
         PriceBand(
-            low=round(low + i * width, 2),
-            high=round(low + (i + 1) * width, 2),
+            low=money.scaled(low + i * width) or 0.0,
+            high=money.scaled(low + (i + 1) * width) or 0.0,
             # width_bucket puts the top edge itself in bucket bins + 1: it belongs to the last.
             count=counts.get(i + 1, 0) + (top_edge if i == bins - 1 else 0),
         )
@@ -375,7 +385,7 @@ def price_distribution(
     ]
     _timing().rows = len(bands)
     return PriceDistribution(
-        currency=currency,
+        currency=code,
         filters=parsed.active(),
         total=int(edges["n"]),
         below=counts.get(0, 0),

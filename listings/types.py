@@ -234,7 +234,6 @@ _FigureCode = Annotated[
     AfterValidator(_with_rate),
     BeforeValidator(_spelled),
 ]
-FigureCurrency = Annotated[_FigureCode, Field(description="Currency of the figures.")]
 # market_context's: a listing's price is best read in its own currency (900 UAH a day, not
 # 21.69 USD), so that is the default.
 ListingCurrency = Annotated[
@@ -246,14 +245,21 @@ Bins = Annotated[
     Field(ge=MIN_BINS, le=MAX_BINS, description="Price bands of the distribution."),
     refused(BINS_RANGE),
 ]
+# The figures of many listings: by default in the currency most of them are priced in (a
+# long rent in UAH, a flat for sale in USD), as search.Money chooses it.
+OWN_CURRENCY = "; default: the one most matches are priced in."
 StatsCurrency = Annotated[
     str,
     Field(
         description="Currency of the figures: "
         + ", ".join(CURRENCIES[:-1])
-        + f" or {CURRENCIES[-1]} (грн, $, € too), through the exchange rates.",
+        + f" or {CURRENCIES[-1]} (грн, $, € too)"
+        + OWN_CURRENCY,
     ),
     refused(_currency_unknown),
+]
+ListingsCurrency = Annotated[
+    _FigureCode | None, Field(description="Currency of the figures" + OWN_CURRENCY)
 ]
 Interpret = Annotated[
     bool,

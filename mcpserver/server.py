@@ -24,13 +24,13 @@ from listings.results import ListingDetail, SearchPage, StatsResult
 from listings.runtime import ByIdentity
 from listings.types import (
     CollapseDuplicates,
-    FigureCurrency,
     FiltersArg,
     GroupBy,
     Interpret,
     Limit,
     ListingCurrency,
     ListingId,
+    ListingsCurrency,
     Metric,
     MinSimilarity,
     Offset,
@@ -301,11 +301,11 @@ async def get_listing_by_id(listing_id: ListingId) -> ListingDetail:
 async def listing_stats(
     filters: FiltersArg = None,
     group_by: GroupBy = None,
-    currency: StatsCurrency = "USD",
+    currency: StatsCurrency | None = None,
 ) -> StatsResult:
     """Counts and price figures (min, median, max, average, median per m²) for the filters.
 
-    Filter by deal_type: sale and rent prices mixed together mean little.
+    Filter by deal_type: sale and rent mixed mean little.
     """
     return await run_search(
         "listing_stats",
@@ -368,9 +368,7 @@ async def price_trends(
         Field(description="One series per value (the 12 largest; none: one)."),
     ] = None,
     period: TrendPeriod = "month",
-    currency: Annotated[
-        FigureCurrency, Field(description="Currency of the figures, through the exchange rates.")
-    ] = "USD",
+    currency: ListingsCurrency = None,
 ) -> TrendResult:
     """Price trend: count, median price and median price per m² per month or quarter.
 

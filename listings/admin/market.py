@@ -49,11 +49,14 @@ class MarketForm(forms.Form):
 
 def _charts(filters: dict[str, Any]) -> dict[str, Any]:
     """The three charts' data, from the search layer."""
+    # the three in one currency: the one most of these listings are priced in (a rent in
+    # UAH, a sale in USD), as listing_stats reads it
     districts = search.listing_stats(
         filters=filters, group_by="district" if filters.get("city") else "city"
     )
-    trend = market.price_trends(filters=filters, period="month")
-    distribution = market.price_distribution(filters=filters)
+    currency = districts.currency
+    trend = market.price_trends(filters=filters, period="month", currency=currency)
+    distribution = market.price_distribution(filters=filters, currency=currency)
     points = trend.series[0].points if trend.series else []
     return {
         "by_place": {

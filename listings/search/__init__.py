@@ -77,7 +77,9 @@ from .filtering import (
 )
 from .hybrid import HYBRID_TIERS, fused_in_tiers, hybrid_depth, hybrid_search, rrf_fuse
 from .stats import (
+    DEFAULT_FIGURES_CURRENCY,
     Median,
+    Money,
     Percentile,
     _group_value,
     listing_stats,
@@ -116,6 +118,7 @@ from .vector import (
 __all__ = [
     "CURRENCY_UNKNOWN",
     "DATABASE_DOWN",
+    "DEFAULT_FIGURES_CURRENCY",
     "DISTANCE_METRICS",
     "EMBEDDED_NOW_NOTE",
     "EMBEDDER_MISMATCH",
@@ -154,6 +157,7 @@ __all__ = [
     "VECTOR_SEARCH_OPTIONS_SQL",
     "VOCABULARY_COLUMNS",
     "Median",
+    "Money",
     "Percentile",
     "SearchError",
     "Timings",

@@ -150,6 +150,8 @@ def test_similar_listings_and_stats_commands():
     )
     assert table.splitlines()[0].endswith("prices in UAH")
     assert "Київ" in table
+    rents = run("listing_stats", "--deal-type", "rent_long", "--city", "Львів")
+    assert rents.splitlines()[0].endswith("prices in UAH")  # the rents' own, by default
 
 
 def test_similar_listings_of_a_listing_without_a_vector_says_its_text_was_embedded_now():

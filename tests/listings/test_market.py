@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import statistics
-from collections import defaultdict
+from collections import Counter, defaultdict
 from itertools import combinations, pairwise
 
 import numpy as np
@@ -105,6 +105,24 @@ def test_trend_figures_match_the_rows_and_convert_currencies():
             assert point_usd.median_price == pytest.approx(statistics.median(expected), rel=1e-6)
             assert point_uah.median_price == pytest.approx(point_usd.median_price * 41.5, rel=1e-6)
     assert usd.warnings == []
+
+
+def test_trend_and_distribution_are_in_the_currency_most_matches_are_priced_in():
+    rents = {"city": "Київ", "deal_type": "rent_long"}
+    sales = {"city": "Київ", "deal_type": "sale"}
+    trend_rows = PropertyListing.objects.filter(
+        city="Київ", deal_type="rent_long", price__isnull=False, publish_date__isnull=False
+    )
+    most = Counter(trend_rows.values_list("currency", flat=True)).most_common(1)[0][0]
+    assert most == "UAH"  # the generator's rents: what the default must follow
+    trend = market.price_trends(filters=rents, period="quarter")
+    assert trend.currency == "UAH"
+    asked = market.price_trends(filters=rents, period="quarter", currency="UAH")
+    assert trend.series == asked.series
+    assert market.price_trends(filters=sales).currency == "USD"
+    assert market.price_distribution(filters=rents).currency == "UAH"
+    assert market.price_distribution(filters=sales).currency == "USD"
+    assert market.price_distribution(filters=rents, currency="usd").currency == "USD"
 
 
 def test_trend_groups_and_warnings():

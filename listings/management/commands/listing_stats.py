@@ -26,8 +26,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--in-currency",
             dest="stats_currency",
-            default="USD",
-            help="currency of the figures, " + one_of(types.CURRENCIES) + " or a spelling",
+            default=None,
+            help="currency of the figures, "
+            + one_of(types.CURRENCIES)
+            + " or a spelling; by default the one most of the listings are priced in",
         )
         parser.add_argument("--json", action="store_true")
         add_filter_arguments(parser)

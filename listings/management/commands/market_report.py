@@ -20,8 +20,10 @@ class Command(BaseCommand):
         parser.add_argument(
             "--in-currency",
             dest="report_currency",
-            default="USD",
-            help="currency of the figures, " + one_of(types.CURRENCIES),
+            default=None,
+            help="currency of the figures, "
+            + one_of(types.CURRENCIES)
+            + "; by default the one most of the listings are priced in",
         )
         parser.add_argument("--json", action="store_true")
         add_filter_arguments(parser)
@@ -32,8 +34,9 @@ class Command(BaseCommand):
             trend = market.price_trends(
                 filters=filters, period=options["period"], currency=options["report_currency"]
             )
+            # the table in the trend's currency (by default the one most listings have)
             districts = search.listing_stats(
-                filters=filters, group_by="district", currency=options["report_currency"]
+                filters=filters, group_by="district", currency=trend.currency
             )
         if options["json"]:
             body = {

@@ -73,6 +73,24 @@ def test_dashboard_charts_come_from_the_search_layer(staff):
 
 @pytest.mark.django_db(databases=["default", "listings"])
 @pytest.mark.usefixtures("listings_access")
+def test_a_rent_dashboard_is_in_hryvnias_and_its_three_charts_in_one_currency(staff):
+    """Long rents in Київ are priced in UAH: the dashboard says UAH, and every chart's
+    figures are the ones asked in UAH (the trend counts sold flats too, so left to itself
+    it could pick another currency than the district table)."""
+    filters = {"city": "Київ", "deal_type": "rent_long"}
+    data = _chart_data(staff.get(MARKET, filters))
+    assert data["currency"] == "UAH"
+    stats = search.listing_stats(filters=filters, group_by="district", currency="UAH")
+    assert data["by_place"]["values"] == [row.median_price_per_m2 for row in stats.groups]
+    trend = market.price_trends(filters=filters, period="month", currency="UAH")
+    assert data["trend"]["values"] == [p.median_price_per_m2 for p in trend.series[0].points]
+    bands = market.price_distribution(filters=filters, currency="UAH").bands
+    assert data["distribution"]["labels"] == [f"{b.low:,.0f}–{b.high:,.0f}" for b in bands]
+    assert "Розподіл цін (UAH)" in staff.get(MARKET, filters).content.decode()
+
+
+@pytest.mark.django_db(databases=["default", "listings"])
+@pytest.mark.usefixtures("listings_access")
 def test_dashboard_bad_input_is_a_form_error_not_a_500(staff):
     response = staff.get(MARKET, {"deal_type": "buy", "rooms_count": "many"})
     assert response.status_code == 200

@@ -597,6 +597,39 @@ def test_stats_and_trends_group_a_place_with_its_city_unless_one_city_is_filtere
     assert all(s.group is None or s.group.endswith(")") for s in trends.series)
 
 
+def _most_priced_in(**lookups) -> str:
+    """The currency most of the matching active listings are priced in, counted here."""
+    rows = PropertyListing.objects.filter(listing_status="active", price__isnull=False, **lookups)
+    return Counter(rows.values_list("currency", flat=True)).most_common(1)[0][0]
+
+
+@pytest.mark.parametrize(
+    ("filters", "lookups"),
+    [
+        ({"city": "Львів", "deal_type": "rent_long"}, {"city": "Львів", "deal_type": "rent_long"}),
+        ({"deal_type": "rent_short"}, {"deal_type": "rent_short"}),
+        ({"city": "Київ", "deal_type": "sale"}, {"city": "Київ", "deal_type": "sale"}),
+    ],
+)
+def test_stats_are_in_the_currency_most_matches_are_priced_in_by_default(filters, lookups):
+    """A long rent in Львів in UAH (424 USD said nothing a tenant reads), a sale in USD;
+    the figures are those asked in that currency."""
+    expected = _most_priced_in(**lookups)
+    found = search.listing_stats(filters=filters)
+    assert found.currency == expected
+    asked = search.listing_stats(filters=filters, currency=expected)
+    assert found.groups == asked.groups
+    # the caller's currency wins, and so does the one a price filter is given in
+    other = "EUR" if expected != "EUR" else "USD"
+    assert search.listing_stats(filters=filters, currency=other).currency == other
+    bounded = search.listing_stats(filters=filters | {"min_price": 1, "currency": other})
+    assert bounded.currency == other
+
+
+def test_stats_currency_defaults_to_usd_when_nothing_matches():
+    assert search.listing_stats(filters={"min_area": 900000}).currency == "USD"
+
+
 def test_stats_warn_when_sale_and_rent_are_mixed():
     assert search.listing_stats().warnings == [search.MIXED_DEALS_WARNING]
 
