@@ -104,6 +104,7 @@ def fill_embeddings(
             embedding_total=str(total),
             embedding_pending="0" if done >= total else "1",
         )
+        schema.vacuum(conn)  # every filled row was rewritten
         logger.info(
             "background embedding: %d listings embedded in %.1f s (%d of %d have a vector)",
             filled,

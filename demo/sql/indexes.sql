@@ -6,4 +6,3 @@ CREATE INDEX IF NOT EXISTS ix_property_listings_search_vector_gin
 CREATE INDEX IF NOT EXISTS ix_property_listings_city ON property_listings (city);
 CREATE INDEX IF NOT EXISTS ix_property_listings_price ON property_listings (price);
 ANALYZE property_types;
-ANALYZE property_listings;

@@ -89,6 +89,15 @@ DBNAME = "bg_fill"
 ROWS = 40
 
 
+def all_visible(conn) -> bool:
+    """Every page of the listings table marked all-visible (by a VACUUM: an ANALYZE alone
+    leaves the visibility map empty after a bulk load)."""
+    pages, visible = conn.execute(
+        "SELECT relpages, relallvisible FROM pg_class WHERE oid = 'property_listings'::regclass"
+    ).fetchone()
+    return pages > 0 and visible == pages
+
+
 @pytest.fixture
 def deferred_database(listings_db, tmp_path):
     """A demo database made as the first start makes it: listings in, embeddings deferred;
@@ -139,6 +148,8 @@ def test_a_deferred_load_writes_only_cached_vectors_and_marks_the_database(defer
         assert meta["embedding_pending"] == "1"
         # /health has the progress from the first moment, before the filler starts.
         assert (meta["embedding_done"], meta["embedding_total"]) == ("10", str(total))
+        # vacuumed after the load: an index-only scan of the market index reads no table page
+        assert all_visible(conn)
 
 
 def test_the_background_fill_embeds_the_rest_and_records_its_progress(deferred_database):
@@ -159,6 +170,7 @@ def test_the_background_fill_embeds_the_rest_and_records_its_progress(deferred_d
         assert (meta["embedding_done"], meta["embedding_total"]) == (str(ROWS), str(ROWS))
         assert meta["embedding_pending"] == "0"
         assert not background.pending(conn)
+        assert all_visible(conn)  # the fill rewrote every row, and vacuumed after it
         # Every vector is the one the model gives the listing's text.
         row = conn.execute(
             "SELECT embedding::text, title, description, district, city "
