@@ -429,7 +429,8 @@ def build_cases(
             _case(
                 "similar",
                 partial(raw_similar, listing_id=listing_id, filters=filters),
-                search.similar_to_listing,
+                # as the tool runs it: the listing's own re-posts left out (one read by id)
+                market.collapsing(search.similar_to_listing),
                 "find_similar_to_listing",
                 listing_id=listing_id,
                 filters=filters,
@@ -441,6 +442,7 @@ def build_cases(
                 "listing_stats",
                 filters=filters,
                 group_by="city",
+                currency="USD",  # raw_stats' figures (by default: the listings' own)
             ),
             _case(
                 "get",

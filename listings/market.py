@@ -108,6 +108,10 @@ DUPLICATE_RULE = (
 )
 
 COLLAPSED_NOTE = "ще {count} {word} цього об'єкта"
+SOURCE_REPOSTS_NOTE = (
+    "Listing {listing_id} is also posted as {ids} (the same property, find_duplicates): "
+    "left out of its neighbours."
+)
 VERDICT_NO_PRICE = "Ціну не вказано, тож порівняти її з ринком не можна."
 VERDICT_TOO_FEW = "Замало схожих активних оголошень ({count}) у місті {city}, щоб порівняти ціну."
 VERDICT_NO_CITY = "Місто не вказано, тож порівняти ціну з ринком не можна."
@@ -769,17 +773,40 @@ def _more_listings(count: int) -> str:
     return COLLAPSED_NOTE.format(count=count, word=word)
 
 
-def collapse_duplicates(page: SearchPage) -> SearchPage:
+def collapse_duplicates(page: SearchPage, source: int | None = None) -> SearchPage:
     """One card per property on a page: a card whose duplicates (DUPLICATE_RULE) are also on
     the page keeps its place, lists their ids and says "ще N оголошення цього об'єкта"; the
-    duplicates are taken out. Duplicates on other pages are find_duplicates' job."""
-    ids = [card.id for card in page.listings]
+    duplicates are taken out. Duplicates on other pages are find_duplicates' job.
+
+    `source`: the listing whose neighbours the page holds ("more like this"). Its own
+    re-posts are the same property, not one like it: they are taken out too, and the page's
+    warnings name them (SOURCE_REPOSTS_NOTE). One statement by primary key reads the
+    columns to compare; most pages then need no other."""
+    cards = page.listings
+    ids = [card.id for card in cards]
     candidates = {
         (earlier.id, later.id)
-        for position, later in enumerate(page.listings)
-        for earlier in page.listings[:position]
+        for position, later in enumerate(cards)
+        for earlier in cards[:position]
         if _may_be_same(earlier, later)
     }
+    if source is not None:
+        # the source against every card, on the columns themselves (a card shows some of
+        # them reworded): the 11 rows by primary key, without their embeddings
+        with _database():
+            raw = {
+                row["id"]: row
+                for row in PropertyListing.objects.filter(id__in=[source, *ids]).values(
+                    "id", *RULE_FIELDS
+                )
+            }
+        if source in raw:
+            candidates |= {
+                (source, i)
+                for i in ids
+                if i in raw and _alike(raw[source], raw[i], "property_type_id")
+            }
+            ids = [source, *ids]
     if not candidates:
         return page  # no statement: most pages hold no two cards of one property
     involved = {listing_id for pair in candidates for listing_id in pair}
@@ -813,7 +840,7 @@ def collapse_duplicates(page: SearchPage) -> SearchPage:
     hidden: dict[int, list[int]] = {}
     for later, earlier in first_of.items():
         hidden.setdefault(earlier, []).append(later)
-    cards = [
+    kept = [
         card.model_copy(
             update={
                 "duplicate_ids": hidden[card.id],
@@ -822,17 +849,23 @@ def collapse_duplicates(page: SearchPage) -> SearchPage:
         )
         if card.id in hidden
         else card
-        for card in page.listings
+        for card in cards
         if card.id not in first_of
     ]
-    return page.model_copy(update={"listings": cards, "duplicates_collapsed": len(first_of)})
+    update: dict[str, Any] = {"listings": kept, "duplicates_collapsed": len(first_of)}
+    if source in hidden:
+        reposts = ", ".join(str(i) for i in hidden[source])
+        note = SOURCE_REPOSTS_NOTE.format(listing_id=source, ids=reposts)
+        update["warnings"] = [*(page.warnings or []), note]
+    return page.model_copy(update=update)
 
 
 def collapsing(search_function: Callable[..., SearchPage]) -> Callable[..., SearchPage]:
-    """`search_function` whose page comes back with duplicates collapsed."""
+    """`search_function` whose page comes back with duplicates collapsed; for "more like
+    this" (a `listing_id`), the listing's own re-posts are taken out too."""
 
     def run(**kwargs: Any) -> SearchPage:
-        return collapse_duplicates(search_function(**kwargs))
+        return collapse_duplicates(search_function(**kwargs), source=kwargs.get("listing_id"))
 
     return run
 
@@ -861,6 +894,7 @@ __all__ = [
     "GROUP_BY_UNKNOWN",
     "PERIODS",
     "PERIOD_UNKNOWN",
+    "SOURCE_REPOSTS_NOTE",
     "collapse_duplicates",
     "collapsing",
     "find_duplicates",

@@ -280,10 +280,11 @@ async def find_similar_to_listing(
     limit: Limit = 10,
     offset: Offset = 0,
 ) -> SearchPage:
-    """'More like this': listings most similar to the given listing (excluding itself)."""
+    """'More like this': listings most similar to the given one, without its re-posts;
+    duplicates fold into one card."""
     return await run_search(
         "find_similar_to_listing",
-        search.similar_to_listing,
+        market.collapsing(search.similar_to_listing),
         listing_id=listing_id,
         filters=filters,
         limit=limit,
@@ -318,8 +319,8 @@ async def listing_stats(
 
 @mcp.tool(annotations=READ_ONLY, structured_output=True)
 async def describe_schema() -> dict[str, Any]:
-    """Fields and their meanings, allowed filter values (documented and present), cities,
-    property types, sort orders, exchange rates, embedding model and sample queries."""
+    """Fields with their meanings, allowed filter values (documented and present), cities,
+    property types, sort orders, exchange rates, the embedder and sample queries."""
     return await run_search("describe_schema", describe.describe_schema)
 
 
@@ -395,8 +396,8 @@ async def market_context(
     """Is this a good price? A listing against comparable active listings.
 
     Comparables share its city (its district when there are enough), deal type, property
-    type and rooms, with a total area within ±20 %. Returns their count, median price and
-    price per m², the listing's percentile and a verdict in Ukrainian with the numbers.
+    type and rooms, with a total area within ±20 %. Returns their count and medians (price,
+    per m²), the listing's percentile and a verdict in Ukrainian with the numbers.
     """
     return await run_search(
         "market_context", market.market_context, listing_id=listing_id, currency=currency
@@ -409,7 +410,7 @@ async def find_duplicates(listing_id: ListingId) -> DuplicatesResult:
     sites), each with the evidence: area and price difference, text similarity, same phone.
 
     Strict on purpose: a listing not named here may still be the same flat, but one named
-    here very probably is. duplicate_group is the same id for every listing of a group.
+    here very probably is. duplicate_group: one id per group.
     """
     return await run_search("find_duplicates", market.find_duplicates, listing_id=listing_id)
 

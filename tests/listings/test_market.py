@@ -460,6 +460,49 @@ def test_the_cards_screen_out_no_pair_the_whole_rule_would_fold():
     assert unread_pages >= 1
 
 
+def test_more_like_this_leaves_out_the_listings_own_reposts():
+    """A re-post of the listing is the same flat, not one like it: it was among the first
+    neighbours. It is taken out, the warnings name it, and find_duplicates agrees."""
+    from django.db import connections
+    from django.test.utils import CaptureQueriesContext
+
+    similar = market.collapsing(search.similar_to_listing)
+    every = {"listing_status": "any"}
+    left_out = 0
+    for a, b in sorted(_planted_pairs())[:40]:
+        raw = search.similar_to_listing(listing_id=a, filters=every, limit=10)
+        raw_ids = [card.id for card in raw.listings]
+        if b not in raw_ids:
+            continue
+        page = similar(listing_id=a, filters=every, limit=10)
+        ids = [card.id for card in page.listings]
+        assert b not in ids and [i for i in raw_ids if i in ids] == ids
+        reposts = (
+            set(raw_ids) - set(ids) - {i for card in page.listings for i in card.duplicate_ids}
+        )
+        assert b in reposts
+        assert reposts <= {match.id for match in market.find_duplicates(listing_id=a).duplicates}
+        note = market.SOURCE_REPOSTS_NOTE.format(
+            listing_id=a, ids=", ".join(str(i) for i in raw_ids if i in reposts)
+        )
+        assert page.warnings == [note]
+        assert page.duplicates_collapsed == len(raw_ids) - len(ids)
+        left_out += 1
+    assert left_out >= 3  # planted re-posts are among each other's first neighbours
+    # a listing with no re-post among its neighbours: the same page, after one read by id
+    lone = next(
+        i
+        for i in PropertyListing.objects.filter(embedding__isnull=False)
+        .order_by("id")
+        .values_list("id", flat=True)[:50]
+        if not market.find_duplicates(listing_id=i).duplicates
+    )
+    raw = search.similar_to_listing(listing_id=lone, limit=10)
+    with CaptureQueriesContext(connections["listings"]) as queries:
+        assert market.collapse_duplicates(raw, source=lone) == raw
+    assert len(queries) == 1
+
+
 def test_collapsed_note_speaks_ukrainian():
     assert market._more_listings(1) == "ще 1 оголошення цього об'єкта"
     assert market._more_listings(2) == "ще 2 оголошення цього об'єкта"

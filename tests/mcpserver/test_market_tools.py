@@ -138,3 +138,31 @@ async def test_search_tools_fold_duplicates_unless_told_not_to(mcp_server, listi
     )
     notes = [c["duplicates_note"] for c in folded_page["listings"] if c.get("duplicate_ids")]
     assert notes and all(note.endswith("цього об'єкта") for note in notes)
+
+
+async def test_more_like_this_leaves_out_the_listings_own_reposts(mcp_server, listings_access):
+    """find_similar_to_listing of a re-posted flat: its re-post, the first neighbour of the
+    plain search, is not on the page, and the page's warnings say why."""
+    from asgiref.sync import sync_to_async
+
+    from listings import search
+    from listings.models import PropertyListing
+
+    def reposted() -> tuple[int, set[int]]:
+        copies = PropertyListing.objects.exclude(
+            url_source__startswith="https://example-realty.ua/"
+        )
+        for listing_id in copies.order_by("id").values_list("id", flat=True)[:40]:
+            reposts = {m.id for m in market.find_duplicates(listing_id=listing_id).duplicates}
+            page = search.similar_to_listing(listing_id=listing_id, limit=10)
+            if reposts & {card.id for card in page.listings}:
+                return listing_id, reposts
+        raise AssertionError("no planted copy has a re-post among its neighbours")
+
+    listing_id, reposts = await sync_to_async(reposted)()
+    async with Client(mcp_server.mcp_url) as client:
+        result = await client.call_tool("find_similar_to_listing", {"listing_id": listing_id})
+    page = result.structured_content
+    assert not reposts & {card["id"] for card in page["listings"]}
+    assert page["duplicates_collapsed"] >= 1
+    assert page["warnings"][0].startswith(f"Listing {listing_id} is also posted as ")
