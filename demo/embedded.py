@@ -228,6 +228,8 @@ def _ensure_database(
             _warn_if_old_demo(meta, dbname)
             if schema.add_missing_indexes(conn):
                 logger.info("embedded database %s: added the market index", dbname)
+            if schema.vacuum_if_never(conn):
+                logger.info("embedded database %s: vacuumed (it never was)", dbname)
             return
         started = time.monotonic()
         schema.create_schema(conn, fts_config=fts_config, tsearch_dir=tsearch_dir())

@@ -238,3 +238,20 @@ def test_stopping_the_filler_ends_its_process_and_leaves_the_rest_for_the_next_s
         done, total = background.counts(conn)
         assert done < total  # stopped before the model had embedded everything
         assert background.pending(conn)
+
+
+def test_a_database_built_before_the_loader_vacuumed_is_vacuumed_at_the_next_start(
+    deferred_database,
+):
+    """Its visibility map empty (an embedded server that stops with each command gives
+    autovacuum no time): the next start vacuums it, once."""
+    server, _, _ = deferred_database
+    with server.connect(DBNAME) as conn:
+        conn.execute("UPDATE property_listings SET title = title")  # every page touched
+        conn.execute("ANALYZE property_listings")  # reads the emptied map into pg_class
+        assert not all_visible(conn)
+    ready = {"fts_config": settings.FTS_CONFIG, "demo_count": ROWS, "demo_seed": 5}
+    embedded.ensure_database(server, dbname=DBNAME, loader=None, **ready)
+    with server.connect(DBNAME) as conn:
+        assert all_visible(conn)
+        assert not schema.vacuum_if_never(conn)  # nothing to do the second time
