@@ -42,7 +42,7 @@ from .market_results import (
 )
 from .models import PropertyListing
 from .querysets import price_in, price_windows, price_windows_condition
-from .results import ListingCard, SearchPage
+from .results import SOURCE_FIELDS, ListingCard, SearchPage
 from .runtime import LISTINGS
 from .search import (
     DEFAULT_FIGURES_CURRENCY,
@@ -780,8 +780,8 @@ def collapse_duplicates(page: SearchPage, source: int | None = None) -> SearchPa
 
     `source`: the listing whose neighbours the page holds ("more like this"). Its own
     re-posts are the same property, not one like it: they are taken out too, and the page's
-    warnings name them (SOURCE_REPOSTS_NOTE). One statement by primary key reads the
-    columns to compare; most pages then need no other."""
+    warnings name them (SOURCE_REPOSTS_NOTE). Its card's fields come with the page (read
+    with its vector); most pages then need no statement."""
     cards = page.listings
     ids = [card.id for card in cards]
     candidates = {
@@ -791,20 +791,21 @@ def collapse_duplicates(page: SearchPage, source: int | None = None) -> SearchPa
         if _may_be_same(earlier, later)
     }
     if source is not None:
-        # the source against every card, on the columns themselves (a card shows some of
-        # them reworded): the 11 rows by primary key, without their embeddings
-        with _database():
-            raw = {
-                row["id"]: row
-                for row in PropertyListing.objects.filter(id__in=[source, *ids]).values(
-                    "id", *RULE_FIELDS
+        # the source against every card, as its card would show it: read with its vector
+        # by similar_to_listing (SearchPage._source), else here
+        shown = page._source if page._source and page._source["id"] == source else None
+        if shown is None:
+            with _database():
+                row = (
+                    PropertyListing.objects.filter(id=source)
+                    .annotate(property_type_name=F("property_type__name"))
+                    .values("property_type_name", *SOURCE_FIELDS)
+                    .first()
                 )
-            }
-        if source in raw:
+            shown = None if row is None else row | {"property_type": row["property_type_name"]}
+        if shown is not None:
             candidates |= {
-                (source, i)
-                for i in ids
-                if i in raw and _alike(raw[source], raw[i], "property_type_id")
+                (source, card.id) for card in cards if _alike(shown, vars(card), "property_type")
             }
             ids = [source, *ids]
     if not candidates:

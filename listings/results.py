@@ -7,7 +7,7 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 UNTRUSTED_FIELDS = (
     "title",
@@ -315,6 +315,22 @@ class SearchPage(BaseModel):
         0, description="Cards taken off this page as duplicates of a card above them."
     )
     untrusted_content: UntrustedContent = Field(default_factory=UntrustedContent)
+    # "More like this": the listing the page is about, in its cards' terms (SOURCE_FIELDS,
+    # the type by its name), read with its vector; market.collapse_duplicates compares it
+    # with the cards. Never sent.
+    _source: dict[str, Any] | None = PrivateAttr(default=None)
+
+
+# What a card shows that market._may_be_same compares, as the source's row names it.
+SOURCE_FIELDS = (
+    "city",
+    "district",
+    "deal_type",
+    "rooms_count",
+    "floor",
+    "floors_count",
+    "total_area",
+)
 
 
 class ListingDetail(BaseModel):

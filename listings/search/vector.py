@@ -12,6 +12,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connections
+from django.db.models import F
 
 from vmkproject import telemetry
 
@@ -35,7 +36,7 @@ from ..errors import (
 from ..filters import Filters
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet, QueryVector
-from ..results import SearchPage
+from ..results import SOURCE_FIELDS, SearchPage
 from ..runtime import (
     EXACT_PATH,
     LISTINGS,
@@ -50,7 +51,7 @@ from ..runtime import (
     up_to_cap,
 )
 from ..types import Limit, ListingId, Metric, MinSimilarity, Offset, Query, RawFilters, checked
-from .cards import _card
+from .cards import _card, _float
 from .cut import reporting_cut
 from .filtering import _prices_left_out, _resolved, live_vocabulary
 from .understood import understood
@@ -506,10 +507,13 @@ def semantic_search(
 
 
 def _embedding_of(listing_id: Any) -> Any:
-    """A listing's stored vector, and the text it is made from (listing_text) for a listing
-    without one."""
-    return PropertyListing.objects.filter(id=listing_id).values(
-        "embedding", "title", "description", "district", "city"
+    """A listing's stored vector, the text it is made from (listing_text) for a listing
+    without one, and what its card would show of it (results.SOURCE_FIELDS, the type's
+    name): "more like this" compares the neighbours' cards with it."""
+    return (
+        PropertyListing.objects.filter(id=listing_id)
+        .annotate(type_name=F("property_type__name"))
+        .values("embedding", "title", "description", "type_name", *SOURCE_FIELDS)
     )
 
 
@@ -566,4 +570,10 @@ def similar_to_listing(
         exclude_id=listing_id,
         with_total=with_total,
     )
-    return page.model_copy(update={"embedding_note": note}) if note else page
+    page = page.model_copy(update={"embedding_note": note}) if note else page
+    page._source = {name: row[name] for name in SOURCE_FIELDS} | {
+        "id": listing_id,
+        "property_type": row["type_name"],
+        "total_area": _float(row["total_area"]),
+    }
+    return page

@@ -460,6 +460,11 @@ def test_the_cards_screen_out_no_pair_the_whole_rule_would_fold():
     assert unread_pages >= 1
 
 
+def _neighbours(listing_id: int) -> set[int]:
+    page = search.similar_to_listing(listing_id=listing_id, filters={"listing_status": "any"})
+    return {card.id for card in page.listings}
+
+
 def test_more_like_this_leaves_out_the_listings_own_reposts():
     """A re-post of the listing is the same flat, not one like it: it was among the first
     neighbours. It is taken out, the warnings name it, and find_duplicates agrees."""
@@ -489,7 +494,8 @@ def test_more_like_this_leaves_out_the_listings_own_reposts():
         assert page.duplicates_collapsed == len(raw_ids) - len(ids)
         left_out += 1
     assert left_out >= 3  # planted re-posts are among each other's first neighbours
-    # a listing with no re-post among its neighbours: the same page, after one read by id
+    # a listing with no re-post among its neighbours: the same page, and no statement (its
+    # card's fields came with its vector); a page from elsewhere reads them by id
     lone = next(
         i
         for i in PropertyListing.objects.filter(embedding__isnull=False)
@@ -500,7 +506,18 @@ def test_more_like_this_leaves_out_the_listings_own_reposts():
     raw = search.similar_to_listing(listing_id=lone, limit=10)
     with CaptureQueriesContext(connections["listings"]) as queries:
         assert market.collapse_duplicates(raw, source=lone) == raw
+    assert len(queries) == 0
+    bare = raw.model_copy()
+    bare._source = None
+    with CaptureQueriesContext(connections["listings"]) as queries:
+        assert market.collapse_duplicates(bare, source=lone).model_dump() == raw.model_dump()
     assert len(queries) == 1
+    # and the reposts found either way are the same
+    a, b = next((a, b) for a, b in sorted(_planted_pairs()) if b in _neighbours(a))
+    with_source = similar(listing_id=a, filters=every, limit=10)
+    page = search.similar_to_listing(listing_id=a, filters=every, limit=10)
+    page._source = None
+    assert market.collapse_duplicates(page, source=a).model_dump() == with_source.model_dump()
 
 
 def test_collapsed_note_speaks_ukrainian():
