@@ -858,7 +858,9 @@ def collapse_duplicates(page: SearchPage, source: int | None = None) -> SearchPa
         reposts = ", ".join(str(i) for i in hidden[source])
         note = SOURCE_REPOSTS_NOTE.format(listing_id=source, ids=reposts)
         update["warnings"] = [*(page.warnings or []), note]
-    return page.model_copy(update=update)
+    collapsed = page.model_copy(update=update)
+    collapsed._reposts = hidden.get(source, []) if source is not None else []
+    return collapsed
 
 
 def collapsing(search_function: Callable[..., SearchPage]) -> Callable[..., SearchPage]:

@@ -319,6 +319,9 @@ class SearchPage(BaseModel):
     # the type by its name), read with its vector; market.collapse_duplicates compares it
     # with the cards. Never sent.
     _source: dict[str, Any] | None = PrivateAttr(default=None)
+    # The source's re-posts market.collapse_duplicates took off the page (the staff page says
+    # so in Ukrainian; agents read `warnings`). Never sent.
+    _reposts: list[int] = PrivateAttr(default_factory=list)
 
 
 # What a card shows that market._may_be_same compares, as the source's row names it.

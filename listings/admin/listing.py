@@ -19,7 +19,7 @@ from django.utils.formats import date_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
 
-from .. import contacts, search, vocabulary
+from .. import contacts, market, search, vocabulary
 from ..embedders_progress import embedding_progress
 from ..errors import EmptyEmbedding, NoEmbedding, NotFound, SearchError
 from ..models import SERVICE_FIELDS, PropertyListing, PropertyType
@@ -98,6 +98,12 @@ EMBEDDED_NOW_ADMIN_NOTE = (
 
 
 NEIGHBOURS_FAILED = "Не вдалося підібрати схожі оголошення: {message}"
+# Above the neighbours when the listing's own re-posts were left out of them (as agents get
+# them from find_similar_to_listing); the duplicates block below lists them.
+REPOSTS_LEFT_OUT_NOTE = (
+    "Повторні публікації цього об'єкта ({ids}) не показано серед схожих: вони в блоці "
+    "«Ймовірні дублікати» нижче."
+)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -375,7 +381,8 @@ class PropertyListingAdmin(ReadOnlyAdmin):
 
     def _neighbours(self, listing_id: int) -> dict[str, Any]:
         try:
-            page = search.similar_to_listing(
+            # as agents get them: the listing's own re-posts left out, duplicates folded
+            page = market.collapsing(search.similar_to_listing)(
                 listing_id=listing_id,
                 filters={"listing_status": "any"},
                 limit=NEIGHBOURS_LIMIT,
@@ -392,8 +399,11 @@ class PropertyListingAdmin(ReadOnlyAdmin):
                 "neighbours": None,
                 "neighbours_note": NEIGHBOURS_FAILED.format(message=exc.message),
             }
-        embedded_now = EMBEDDED_NOW_ADMIN_NOTE if page.embedding_note else None
-        return {"neighbours": _result_rows(page), "neighbours_note": embedded_now}
+        notes = [EMBEDDED_NOW_ADMIN_NOTE] if page.embedding_note else []
+        if page._reposts:
+            ids = ", ".join(f"#{i}" for i in page._reposts)
+            notes.append(REPOSTS_LEFT_OUT_NOTE.format(ids=ids))
+        return {"neighbours": _result_rows(page), "neighbours_note": " ".join(notes) or None}
 
     # --- semantic search page --------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from listings import admin as listings_admin
-from listings import search
+from listings import market, search
 from listings.admin import changelist
 from listings.models import PropertyListing, PropertyType
 
@@ -370,10 +370,10 @@ def test_detail_page_groups_fields_and_links_the_source_and_neighbours(staff):
         assert heading in body
     assert listing.title in body
     assert f'<a href="{listing.url_source}" target="_blank"' in body
-    neighbours = search.similar_to_listing(
+    neighbours = market.collapsing(search.similar_to_listing)(
         listing_id=listing.id, filters={"listing_status": "any"}, limit=10
     )
-    assert len(neighbours.listings) == 10
+    assert len(neighbours.listings) + neighbours.duplicates_collapsed == 10
     for card in neighbours.listings:
         assert f'href="{change_url(card.id)}" class="neighbour-link"' in body
     first_score = f"{neighbours.listings[0].similarity_score:.3f}".replace(".", ",")
@@ -392,6 +392,28 @@ def test_detail_page_never_shows_service_columns(staff):
     assert str(listing.raw_data_id) not in body
     assert "'квартир" not in body  # no tsvector lexemes
     assert vector_start not in body
+
+
+def test_detail_page_leaves_the_listings_reposts_out_of_its_neighbours(staff):
+    """As find_similar_to_listing does: a re-post of this flat is no neighbour of it; the
+    note names it, and the duplicates block below links it."""
+    every = {"listing_status": "any"}
+    copies = PropertyListing.objects.exclude(url_source__startswith="https://example-realty.ua/")
+    for listing_id in copies.order_by("id").values_list("id", flat=True)[:40]:
+        reposts = {m.id for m in market.find_duplicates(listing_id=listing_id).duplicates}
+        raw = search.similar_to_listing(listing_id=listing_id, filters=every, limit=10)
+        shown = reposts & {card.id for card in raw.listings}
+        if shown:
+            break
+    else:
+        raise AssertionError("no planted copy has a re-post among its neighbours")
+    body = text(staff.get(change_url(listing_id)))
+    neighbours = body.split('id="neighbours"', 1)[1].split('id="market-context"', 1)[0]
+    for repost in shown:
+        assert f'href="{change_url(repost)}" class="neighbour-link"' not in neighbours
+        assert f'href="{change_url(repost)}" class="duplicate-link"' in body
+    ids = ", ".join(f"#{i}" for i in sorted(shown, key=[c.id for c in raw.listings].index))
+    assert listings_admin.REPOSTS_LEFT_OUT_NOTE.format(ids=ids) in neighbours
 
 
 def test_listing_without_embedding_shows_neighbours_of_its_text_embedded_now(staff):
