@@ -120,6 +120,16 @@ STATS_BY_CITY = (
 )
 # Measured 2026-12-05 (bench/RESULTS.md): the project's copy of 1 000 000 listings with and
 # without the index, today's code, calls interleaved.
+# Below this share of all-visible pages, index-only scans read the table for most rows.
+LOW_ALL_VISIBLE = 0.5
+VACUUM_EXPECTED = (
+    "index-only scans (statistics, trends and market context through the covering index) "
+    "stop visiting the table for each row: on the project's copy of 100 000 listings, built "
+    "and never vacuumed (autovacuum had not come), bench_search's listing_stats by city took "
+    "69.7 ms p50 of SQL and price_trends for a city 19.5 ms; after VACUUM (ANALYZE), 2.5 s, "
+    "24.1 and 8.8 ms. Autovacuum keeps it so on a server that runs long enough; if this "
+    "stays low, its insert and vacuum thresholds for this table are worth a look"
+)
 MARKET_EXPECTED = (
     "statistics, trends and market context read this index alone instead of the table: on "
     "the project's copy of 1 000 000 listings listing_stats by city went from 1.2-1.4 s to "
@@ -326,6 +336,17 @@ def advise(alias: str = LISTINGS) -> list[Advice]:
                     f"{unindexed[0]} that keeps few listings is " + _plan(cursor, rare, [-1]),
                 )
             )
+        visible = _all_visible(cursor)
+        if visible is not None and visible[0] < LOW_ALL_VISIBLE * visible[1]:
+            found.append(
+                Advice(
+                    "a vacuumed table for index-only scans",
+                    f"VACUUM (ANALYZE) {TABLE};",
+                    VACUUM_EXPECTED,
+                    f"{visible[0]} of {visible[1]} pages are all-visible (as VACUUM or ANALYZE "
+                    "last counted them): an index-only scan reads the table for the rest",
+                )
+            )
         market_ddl, market_definition = market_index()
         if market_definition not in existing:
             found.append(
@@ -383,6 +404,20 @@ def advise(alias: str = LISTINGS) -> list[Advice]:
                 )
             )
     return found
+
+
+def _all_visible(cursor: Any) -> tuple[int, int] | None:
+    """The table's all-visible pages as VACUUM or ANALYZE last counted them, and its pages
+    now; None for an empty table."""
+    cursor.execute(
+        "SELECT relallvisible, pg_relation_size(oid) / current_setting('block_size')::int "
+        "FROM pg_class WHERE oid = to_regclass(%s)",
+        [TABLE],
+    )
+    row = cursor.fetchone()
+    if not row or not row[1]:
+        return None
+    return int(row[0]), int(row[1])
 
 
 def _normalised_price_sql() -> str:
