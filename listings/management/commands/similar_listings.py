@@ -6,13 +6,16 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from listings import search
+from listings import market, search
 
 from ._output import add_filter_arguments, command_errors, dump_json, filters_from, page_table
 
 
 class Command(BaseCommand):
-    help = "Listings most similar to the given listing (its stored embedding)."
+    help = (
+        "Listings most similar to the given listing (its stored embedding), without its own "
+        "re-posts; duplicates among them fold into one card, as find_similar_to_listing does."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("listing_id", type=int)
@@ -23,7 +26,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         with command_errors():
-            page = search.similar_to_listing(
+            page = market.collapsing(search.similar_to_listing)(
                 listing_id=options["listing_id"],
                 filters=filters_from(options),
                 limit=options["limit"],
