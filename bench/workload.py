@@ -429,7 +429,7 @@ def build_cases(
             _case(
                 "similar",
                 partial(raw_similar, listing_id=listing_id, filters=filters),
-                # as the tool runs it: the listing's own re-posts left out (one read by id)
+                # as the tool runs it: the listing's own re-posts left out, duplicates folded
                 market.collapsing(search.similar_to_listing),
                 "find_similar_to_listing",
                 listing_id=listing_id,

@@ -112,8 +112,8 @@ def vacuum(conn: psycopg.Connection) -> None:
 def vacuum_if_never(conn: psycopg.Connection) -> bool:
     """VACUUM a database built before the loader vacuumed (its visibility map still empty):
     an embedded server that starts and stops with each command gives autovacuum no time to
-    (a 100 000-listing database was still unvacuumed after a day of use, its stats 3x
-    slower). True when it ran."""
+    (a 100 000-listing database was still unvacuumed hours after its build, its stats SQL
+    2.9x slower). True when it ran."""
     row = conn.execute(
         "SELECT relpages > 0 AND relallvisible = 0 FROM pg_class "
         "WHERE oid = to_regclass('public.property_listings')"

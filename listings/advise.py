@@ -118,10 +118,12 @@ STATS_BY_CITY = (
     f"SELECT city, count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY price) "  # noqa: S608
     f"FROM {TABLE} WHERE listing_status = 'active' GROUP BY city"
 )
-# Measured 2026-12-05 (bench/RESULTS.md): the project's copy of 1 000 000 listings with and
-# without the index, today's code, calls interleaved.
 # Below this share of all-visible pages, index-only scans read the table for most rows.
 LOW_ALL_VISIBLE = 0.5
+# Measured 2026-12-06 (bench_search, bench/results/bench-100000-stop44-*): two runs on one
+# database, before and after its first VACUUM; the best SQL for the same answer moved alike
+# (stats 59.7 to 27.1 ms, a city's trend 15.6 to 6.2), get's and semantic's did not (0.9,
+# 7.3-7.4 ms in both).
 VACUUM_EXPECTED = (
     "index-only scans (statistics, trends and market context through the covering index) "
     "stop visiting the table for each row: on the project's copy of 100 000 listings, built "
@@ -130,6 +132,8 @@ VACUUM_EXPECTED = (
     "24.1 and 8.8 ms. Autovacuum keeps it so on a server that runs long enough; if this "
     "stays low, its insert and vacuum thresholds for this table are worth a look"
 )
+# Measured 2026-12-05 (bench/RESULTS.md): the project's copy of 1 000 000 listings with and
+# without the index, today's code, calls interleaved.
 MARKET_EXPECTED = (
     "statistics, trends and market context read this index alone instead of the table: on "
     "the project's copy of 1 000 000 listings listing_stats by city went from 1.2-1.4 s to "
