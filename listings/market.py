@@ -42,7 +42,7 @@ from .market_results import (
 )
 from .models import PropertyListing
 from .querysets import price_in, price_windows, price_windows_condition
-from .results import SOURCE_FIELDS, ListingCard, SearchPage
+from .results import ListingCard, SearchPage
 from .runtime import LISTINGS
 from .search import (
     DEFAULT_FIGURES_CURRENCY,
@@ -59,6 +59,7 @@ from .search import (
     live_vocabulary,
     median_price_per_m2,
     once_per_row,
+    shown_of,
 )
 from .types import (
     BINS_RANGE,
@@ -792,17 +793,9 @@ def collapse_duplicates(page: SearchPage, source: int | None = None) -> SearchPa
     }
     if source is not None:
         # the source against every card, as its card would show it: read with its vector
-        # by similar_to_listing (SearchPage._source), else here
+        # by similar_to_listing (SearchPage._source), else read by id (search.shown_of)
         shown = page._source if page._source and page._source["id"] == source else None
-        if shown is None:
-            with _database():
-                row = (
-                    PropertyListing.objects.filter(id=source)
-                    .annotate(property_type_name=F("property_type__name"))
-                    .values("property_type_name", *SOURCE_FIELDS)
-                    .first()
-                )
-            shown = None if row is None else row | {"property_type": row["property_type_name"]}
+        shown = shown or shown_of(source)
         if shown is not None:
             candidates |= {
                 (source, card.id) for card in cards if _alike(shown, vars(card), "property_type")

@@ -520,6 +520,31 @@ def _embedding_of(listing_id: Any) -> Any:
 _EMBEDDING = CompiledQuery(_embedding_of)
 
 
+def _embedding_rows(listing_id: Any) -> list[dict[str, Any]]:
+    """_embedding_of's row of the listing (none: no such listing)."""
+    with _database():
+        rows = _EMBEDDING.rows(listing_id, LISTINGS)
+        if rows is None:  # left to the ORM
+            rows = list(_embedding_of(listing_id))
+    return rows
+
+
+def _shown(row: dict[str, Any], listing_id: Any) -> dict[str, Any]:
+    """What the listing's card would show of `row` (an _embedding_of row) that
+    market._may_be_same compares with other cards: SearchPage._source."""
+    return {name: row[name] for name in SOURCE_FIELDS} | {
+        "id": listing_id,
+        "property_type": row["type_name"],
+        "total_area": _float(row["total_area"]),
+    }
+
+
+def shown_of(listing_id: Any) -> dict[str, Any] | None:
+    """The same, read by id, for a page that did not come from similar_to_listing."""
+    rows = _embedding_rows(listing_id)
+    return _shown(rows[0], listing_id) if rows else None
+
+
 @checked
 def similar_to_listing(
     *,
@@ -535,10 +560,7 @@ def similar_to_listing(
     million rows); `total` is then the lower bound offset + len(listings), not exact.
     """
     parsed = _resolved(filters)
-    with _database():
-        rows = _EMBEDDING.rows(listing_id, LISTINGS)
-        if rows is None:  # left to the ORM
-            rows = list(_embedding_of(listing_id))
+    rows = _embedding_rows(listing_id)
     if not rows:
         raise NotFound(LISTING_NOT_FOUND.format(listing_id=listing_id))
     row, note = rows[0], None
@@ -571,9 +593,5 @@ def similar_to_listing(
         with_total=with_total,
     )
     page = page.model_copy(update={"embedding_note": note}) if note else page
-    page._source = {name: row[name] for name in SOURCE_FIELDS} | {
-        "id": listing_id,
-        "property_type": row["type_name"],
-        "total_area": _float(row["total_area"]),
-    }
+    page._source = _shown(row, listing_id)
     return page
