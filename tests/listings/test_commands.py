@@ -164,17 +164,9 @@ def test_similar_listings_of_a_listing_without_a_vector_says_its_text_was_embedd
 
 
 def test_similar_listings_leaves_out_the_listings_own_reposts():
-    from listings import market, search
-    from listings.models import PropertyListing
+    from tests.reposts import reposted_listing
 
-    copies = PropertyListing.objects.exclude(url_source__startswith="https://example-realty.ua/")
-    for listing_id in copies.order_by("id").values_list("id", flat=True)[:40]:
-        reposts = {m.id for m in market.find_duplicates(listing_id=listing_id).duplicates}
-        raw = search.similar_to_listing(listing_id=listing_id)
-        if reposts & {card.id for card in raw.listings}:
-            break
-    else:
-        raise AssertionError("no planted copy has a re-post among its neighbours")
+    listing_id, reposts, _ = reposted_listing()
     page = json.loads(run("similar_listings", str(listing_id), "--json"))
     assert not reposts & {card["id"] for card in page["listings"]}
     table = run("similar_listings", str(listing_id))

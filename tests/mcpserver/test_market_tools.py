@@ -145,21 +145,9 @@ async def test_more_like_this_leaves_out_the_listings_own_reposts(mcp_server, li
     plain search, is not on the page, and the page's warnings say why."""
     from asgiref.sync import sync_to_async
 
-    from listings import search
-    from listings.models import PropertyListing
+    from tests.reposts import reposted_listing
 
-    def reposted() -> tuple[int, set[int]]:
-        copies = PropertyListing.objects.exclude(
-            url_source__startswith="https://example-realty.ua/"
-        )
-        for listing_id in copies.order_by("id").values_list("id", flat=True)[:40]:
-            reposts = {m.id for m in market.find_duplicates(listing_id=listing_id).duplicates}
-            page = search.similar_to_listing(listing_id=listing_id, limit=10)
-            if reposts & {card.id for card in page.listings}:
-                return listing_id, reposts
-        raise AssertionError("no planted copy has a re-post among its neighbours")
-
-    listing_id, reposts = await sync_to_async(reposted)()
+    listing_id, reposts, _ = await sync_to_async(reposted_listing)()
     async with Client(mcp_server.mcp_url) as client:
         result = await client.call_tool("find_similar_to_listing", {"listing_id": listing_id})
     page = result.structured_content
