@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import secrets
 from pathlib import Path
+from typing import Any
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -16,7 +17,31 @@ from vmkproject import dbsettings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-env = environ.Env()
+
+class Env(environ.Env):
+    """django-environ, stricter: a value that is not of its setting's type stops the start with
+    a message naming the setting (plain django-environ raises int()'s ValueError without the
+    name, and reads any word other than true, on, yes... as false: DEBUG=ture was off)."""
+
+    TYPE_NAMES = {int: "a whole number", float: "a number", bool: "true or false"}
+    BOOLEAN_FALSE_STRINGS = ("false", "off", "no", "n", "0", "")
+
+    def get_value(
+        self, var: str, cast: Any = None, default: Any = environ.Env.NOTSET, parse_default=False
+    ) -> Any:
+        raw = self.ENVIRON.get(var)
+        if cast is bool and raw is not None:
+            word = raw.strip().lower()
+            if word not in self.BOOLEAN_TRUE_STRINGS + self.BOOLEAN_FALSE_STRINGS:
+                raise ImproperlyConfigured(f"{var} must be true or false (it is {raw!r})")
+        try:
+            return super().get_value(var, cast=cast, default=default, parse_default=parse_default)
+        except ValueError:
+            wanted = self.TYPE_NAMES.get(cast, "a valid value")
+            raise ImproperlyConfigured(f"{var} must be {wanted} (it is {raw!r})") from None
+
+
+env = Env()
 # A `.env` next to manage.py is read when present; real environment variables win.
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
@@ -103,7 +128,9 @@ LISTINGS_REPLICA_URLS: list[str] = [
     url.strip() for url in env.list("LISTINGS_REPLICA_URLS", default=[]) if url.strip()
 ]
 LISTINGS_REPLICA_RETRY_SEC: float = env.float("LISTINGS_REPLICA_RETRY_SEC", default=30.0)
-_listings_db["REPLICAS"] = [dbsettings.from_url(url) for url in LISTINGS_REPLICA_URLS]
+_listings_db["REPLICAS"] = [
+    dbsettings.from_url(url, "LISTINGS_REPLICA_URLS") for url in LISTINGS_REPLICA_URLS
+]
 # The listings URLs point at PgBouncer in transaction mode: no startup `options` (PgBouncer
 # refuses them; read-only and statement_timeout then come from PgBouncer's connect_query or
 # the role, see README) and no server-side cursors.
@@ -113,7 +140,9 @@ if LISTINGS_PGBOUNCER:
     _listings_db["DISABLE_SERVER_SIDE_CURSORS"] = True
 
 DATABASES = {
-    "default": env.db_url("DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'django.sqlite3'}"),
+    "default": dbsettings.default_from_url(
+        env.str("DATABASE_URL", default=f"sqlite:///{DATA_DIR / 'django.sqlite3'}")
+    ),
     "listings": _listings_db,
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":

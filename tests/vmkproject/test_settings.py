@@ -222,6 +222,69 @@ def test_a_setting_out_of_range_stops_the_start_naming_it(tmp_path, env, message
     assert "ImproperlyConfigured: " + message in done.stderr
 
 
+SECRET = "s3cret-pw"
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"HNSW_EF_SEARCH": "2000"}, "HNSW_EF_SEARCH must be at least 1 and at most 1000"),
+        # not of the setting's type: int()'s ValueError named no setting
+        ({"DB_POOL_MIN": "two"}, "DB_POOL_MIN must be a whole number (it is 'two')"),
+        ({"HNSW_EF_SEARCH": "1.5"}, "HNSW_EF_SEARCH must be a whole number (it is '1.5')"),
+        # any word but true, on, yes... was read as false
+        ({"DEBUG": "ture"}, "DEBUG must be true or false (it is 'ture')"),
+        ({"MCP_ACCESS_LOG": "sometimes"}, "MCP_ACCESS_LOG must be true or false"),
+        # django-environ warned with the parsed URL, password included, then failed elsewhere
+        (
+            {"LISTINGS_DATABASE_URL": f"mysql://reader:{SECRET}@db/vmk"},
+            "LISTINGS_DATABASE_URL must be a PostgreSQL URL, "
+            "postgres://user:password@host:port/name (it begins mysql://)",
+        ),
+        (
+            {"LISTINGS_DATABASE_URL": f"reader:{SECRET}@db/vmk"},
+            "LISTINGS_DATABASE_URL must be a PostgreSQL URL",
+        ),
+        (
+            {"LISTINGS_DATABASE_URL": f"postgres://reader:{SECRET}@db:5432/"},
+            "(it names no database)",
+        ),
+        (
+            {"LISTINGS_REPLICA_URLS": f"postgres://r@db/vmk,http://r:{SECRET}@db2/vmk"},
+            "LISTINGS_REPLICA_URLS must be a PostgreSQL URL",
+        ),
+        ({"DATABASE_URL": f"{SECRET}.sqlite3"}, "DATABASE_URL must be a database URL"),
+    ],
+)
+def test_manage_py_names_a_wrong_setting_in_one_line(tmp_path, env, message):
+    """Every command (serve, migrate, check_listings_db) starts through manage.py: a wrong
+    setting is one line on stderr naming it, with no traceback and no password."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", "check_listings_db"],
+        cwd=ROOT,
+        env={**os.environ, "VMK_DATA_DIR": str(tmp_path), "SECRET_KEY": "t", **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("error: ") and message in line and line.endswith("(see .env.example)")
+    assert SECRET not in line
+
+
+def test_the_spellings_of_true_and_false_are_still_read(tmp_path):
+    words = {"DEBUG": "Yes", "MCP_ACCESS_LOG": "on", "SQL_COMMENTS": "0", "SECURE_SSL_REDIRECT": ""}
+    done = run_python(
+        f"from django.conf import settings as s; print([getattr(s, k) for k in {list(words)!r}])",
+        tmp_path,
+        **words,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[-2] == "[True, True, False, False]"
+
+
 def test_the_bounds_themselves_are_accepted(tmp_path):
     bounds = {
         "HNSW_EF_SEARCH": "1000",
