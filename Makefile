@@ -55,7 +55,8 @@ PYTEST_WORKERS ?= 2
 pytest: install
 	$(VENV)/bin/pytest -n $(PYTEST_WORKERS) --dist loadgroup --durations=15 -m "not slow"
 
-# The long cases (marked slow): the soak through HAProxy, PgBouncer and a standby.
+# The long cases (marked slow): the soak through HAProxy, PgBouncer and a standby, and
+# bench_throughput on one and two workers and the bare SDK.
 test-slow: install
 	$(VENV)/bin/pytest -m slow -s
 

@@ -15,6 +15,8 @@ from bench.management.commands import bench_throughput
 from bench.management.commands.bench_throughput import scale_out
 
 
+@pytest.mark.slow  # 60-70 s (three servers, warm-ups, rounds): make test-slow. That two
+# workers answer a kept-alive client as fast as one is checked in test_serve_workers.
 def test_get_on_one_and_two_workers_and_the_bare_sdk(listings_db, tmp_path, monkeypatch):
     # The servers' pools start with one connection: the warm-up grows them before the clock.
     monkeypatch.setenv("DB_POOL_MIN", "1")

@@ -186,6 +186,9 @@ def test_item10_db_host_ipv6_is_a_clear_failure(collector):
         DB_HOST="::1",
         DB_PORT=dead_ollama_url().rsplit(":", 1)[1],
         DB_NAME=collector.variant.dbname,
+        # the pool waits this long for a connection that is refused (the suite's 30 s default
+        # is for slow first connections; nothing will answer here)
+        DB_POOL_TIMEOUT_SEC="2",
     )
     assert "Traceback" not in result.stderr, (
         f"item 10: DB_HOST=::1 crashes:\n{result.stderr[-1500:]}"
