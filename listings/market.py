@@ -280,7 +280,7 @@ def price_trends(
             ("series", group_by, groups, *shape), lambda: series_of(groups), (vocab, rates)
         )
         rows = _TRENDS.dicts(series_shape, [], LISTINGS)
-    code = money.chosen(rows)
+    whole = money.chosen(rows)
     by_group: dict[Any, dict[str, dict[str, Any]]] = {g: {} for g in groups}
     first = last = None
     for row in rows:
@@ -291,6 +291,7 @@ def price_trends(
     labels = _periods(first, last, period) if first and last else []
     series = []
     for group, found in by_group.items():
+        in_currency = money.of_group(group_by, list(found.values()), whole)
         points = []
         for label in labels:
             row = found.get(label, {})
@@ -300,8 +301,8 @@ def price_trends(
                     period=label,
                     count=int(row.get("count", 0)),
                     priced_count=priced,
-                    median_price=money.scaled(row.get("median_price")),
-                    median_price_per_m2=money.scaled(row.get("median_price_per_m2")),
+                    median_price=in_currency.scaled(row.get("median_price")),
+                    median_price_per_m2=in_currency.scaled(row.get("median_price_per_m2")),
                     low_sample=priced < MIN_SAMPLE,
                 )
             )
@@ -309,6 +310,7 @@ def price_trends(
             TrendSeries(
                 group=group,
                 count=sum(p.count for p in points),
+                currency=in_currency.code,
                 points=points,
                 change_pct=_change(points),
             )
@@ -318,7 +320,7 @@ def price_trends(
         warnings.append(MIXED_DEALS_WARNING)
     _timing().rows = len(rows)
     return TrendResult(
-        currency=code,
+        currency=whole.code,
         period=period,
         group_by=group_by,
         filters=parsed.active(),
@@ -377,12 +379,12 @@ def price_distribution(
             counts = {row["b"]: row["n"] for row in rows}
             top_edge = sum(row["at_top"] for row in rows)
     # the bands read in the base currency, given in the chosen one
-    code = money.chosen([edges])
+    in_currency = money.chosen([edges])
     width = (high - low) / bins if low is not None and high is not None and high > low else 0
     bands = [
         PriceBand(
-            low=money.scaled(low + i * width) or 0.0,
-            high=money.scaled(low + (i + 1) * width) or 0.0,
+            low=in_currency.scaled(low + i * width) or 0.0,
+            high=in_currency.scaled(low + (i + 1) * width) or 0.0,
             # width_bucket puts the top edge itself in bucket bins + 1: it belongs to the last.
             count=counts.get(i + 1, 0) + (top_edge if i == bins - 1 else 0),
         )
@@ -390,7 +392,7 @@ def price_distribution(
     ]
     _timing().rows = len(bands)
     return PriceDistribution(
-        currency=code,
+        currency=in_currency.code,
         filters=parsed.active(),
         total=int(edges["n"]),
         below=counts.get(0, 0),

@@ -28,6 +28,10 @@ class TrendPoint(BaseModel):
 class TrendSeries(BaseModel):
     group: str | int | None = Field(None, description="The group's value (absent overall).")
     count: int
+    currency: str = Field(
+        description="The currency of the series' figures: the result's, but grouped by "
+        "deal_type with no currency asked, the one the group's listings are priced in."
+    )
     points: list[TrendPoint]
     change_pct: float | None = Field(
         None,

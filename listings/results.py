@@ -395,6 +395,11 @@ class StatsRow(BaseModel):
     prices_left_out: int = Field(
         0, description="Listings with a price in a missing or unrecognised currency, not counted."
     )
+    currency: str = Field(
+        description="The currency of the row's figures: the result's, but grouped by deal_type "
+        "with no currency asked, the one the group's listings are priced in (sales in USD, "
+        "long rents in UAH)."
+    )
     min_price: float | None
     median_price: float | None
     max_price: float | None

@@ -417,7 +417,8 @@ async def find_duplicates(listing_id: ListingId) -> DuplicatesResult:
 
 @mcp.resource("market://{city}", mime_type="application/json")
 async def market_resource(city: str) -> str:
-    """A city's market: quarterly trend of sale and long-rent prices by deal type."""
+    """A city's market: quarterly trend of sale and long-rent prices by deal type, each in
+    the currency its listings are priced in."""
     return _json(
         await run_search(
             "market_resource",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Case, CharField, Count, F, FloatField, Max, Min, Q, Value, When
@@ -106,13 +107,30 @@ _STATS = Statements()
 MONEY_FIGURES = ("min_price", "median_price", "max_price", "avg_price", "median_price_per_m2")
 
 
+# Groupings whose groups are priced in currencies of their own: sales in USD, long rents in
+# UAH. Each such group's figures come in its own currency when none is asked; the groups of
+# any other grouping (districts, rooms) are compared, so they share one.
+OWN_CURRENCY_GROUPINGS = frozenset({"deal_type"})
+
+
+@dataclass(frozen=True)
+class InCurrency:
+    """Figures read in the base currency, given in `code`: times `factor`, to the cent."""
+
+    code: str
+    factor: float = 1.0
+
+    def scaled(self, value: Any) -> float | None:
+        return None if value is None else round(float(value) * self.factor, 2)
+
+
 class Money:
     """Price figures in the currency asked, or by default in the one most of the rows are
     priced in (a long rent in Львів in UAH, a flat for sale in Київ in USD).
 
     The statement reads them once, in a base currency, with how many rows each currency
     prices (`counts`); the figures are linear in the rate (a median in UAH is the median in
-    USD times the UAH rate), so `scaled` gives them in the currency `chosen` from the counts,
+    USD times the UAH rate), so `chosen` gives them in the right currency from the counts,
     without a second statement to find it first (15-55 ms at 100 000 listings).
     """
 
@@ -129,9 +147,6 @@ class Money:
         self.base = (
             DEFAULT_FIGURES_CURRENCY if DEFAULT_FIGURES_CURRENCY in rates else next(iter(rates))
         )
-        self.code, self.factor = self.asked or self.base, 1.0
-        if self.asked:
-            self.factor = rates[self.asked] / rates[self.base]
 
     def price(self) -> Any:
         """The rows' price in the base currency: the figures' `p`."""
@@ -146,23 +161,32 @@ class Money:
             for i, code in enumerate(self.rates)
         }
 
-    def chosen(self, rows: list[dict[str, Any]]) -> str:
-        """The currency of the figures: the one asked, or the one most `rows` (with their
-        `counts`) are priced in; a tie goes to the documented order (USD, EUR, UAH)."""
+    def chosen(self, rows: list[dict[str, Any]], default: InCurrency | None = None) -> InCurrency:
+        """The currency asked, or the one most `rows` (with their `counts`) are priced in; a
+        tie goes to the documented order (USD, EUR, UAH); with no priced row, `default`, else
+        the base currency."""
         if self.asked:
-            return self.asked
+            return self._in(self.asked)
         counts = {
             code: sum(row[f"priced_in_{i}"] for row in rows) for i, code in enumerate(self.rates)
         }
         known = {code: i for i, code in enumerate(CURRENCIES)}
         most = min(counts, key=lambda c: (-counts[c], known.get(c, len(known)), c), default=None)
         if most is not None and counts[most]:
-            self.code, self.factor = most, self.rates[most] / self.rates[self.base]
-        return self.code
+            return self._in(most)
+        return default or self._in(self.base)
 
-    def scaled(self, value: Any) -> float | None:
-        """A figure read in the base currency, in the chosen one, to the cent."""
-        return None if value is None else round(float(value) * self.factor, 2)
+    def of_group(
+        self, group_by: str | None, group_rows: list[dict[str, Any]], whole: InCurrency
+    ) -> InCurrency:
+        """A group's currency: the whole's (`whole`), or with `group_by` in
+        OWN_CURRENCY_GROUPINGS and none asked, the one the group's rows are priced in."""
+        if self.asked or group_by not in OWN_CURRENCY_GROUPINGS:
+            return whole
+        return self.chosen(group_rows, whole)
+
+    def _in(self, code: str) -> InCurrency:
+        return InCurrency(code, self.rates[code] / self.rates[self.base])
 
 
 @checked
@@ -220,7 +244,7 @@ def listing_stats(
     truncated = False
     with _database():
         rows = _STATS.dicts(shape, [], LISTINGS)
-        code = money.chosen(rows)
+        whole = money.chosen(rows)
         if group_by is None:
             total = rows[0]["count"]
         else:
@@ -233,7 +257,8 @@ def listing_stats(
             count=row["count"],
             priced_count=row["priced_count"],
             prices_left_out=row["prices_left_out"],
-            **{key: money.scaled(row[key]) for key in MONEY_FIGURES},
+            currency=(money_in := money.of_group(group_by, [row], whole)).code,
+            **{key: money_in.scaled(row[key]) for key in MONEY_FIGURES},
         )
         for row in rows
     ]
@@ -245,7 +270,7 @@ def listing_stats(
         warnings.append(PRICES_LEFT_OUT_WARNING.format(count=left_out))
     _timing().rows = len(groups)
     return StatsResult(
-        currency=code,
+        currency=whole.code,
         group_by=group_by,
         filters=parsed.active(),
         total=total,

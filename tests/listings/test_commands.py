@@ -152,6 +152,11 @@ def test_similar_listings_and_stats_commands():
     assert "Київ" in table
     rents = run("listing_stats", "--deal-type", "rent_long", "--city", "Львів")
     assert rents.splitlines()[0].endswith("prices in UAH")  # the rents' own, by default
+    by_deal = run("listing_stats", "--city", "Київ", "--group-by", "deal_type").splitlines()
+    assert by_deal[0].endswith("prices in each group's currency")
+    assert by_deal[1].split()[:3] == ["deal_type", "count", "currency"]
+    rows = {line.split()[0]: line.split()[2] for line in by_deal[3:] if line.strip()}
+    assert rows["sale"] == "USD" and rows["rent_long"] == "UAH"
 
 
 def test_similar_listings_of_a_listing_without_a_vector_says_its_text_was_embedded_now():

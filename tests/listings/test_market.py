@@ -125,6 +125,22 @@ def test_trend_and_distribution_are_in_the_currency_most_matches_are_priced_in()
     assert market.price_distribution(filters=rents, currency="usd").currency == "USD"
 
 
+def test_a_trend_by_deal_type_gives_each_series_its_own_currency():
+    kyiv = {"city": "Київ"}
+    by_deal = market.price_trends(filters=kyiv, group_by="deal_type", period="quarter")
+    currencies = {series.group: series.currency for series in by_deal.series}
+    assert currencies["sale"] == "USD" and currencies["rent_long"] == "UAH"
+    for series in by_deal.series:
+        alone = market.price_trends(
+            filters=kyiv | {"deal_type": series.group}, period="quarter", currency=series.currency
+        )
+        assert [p.median_price for p in series.points] == [
+            p.median_price for p in alone.series[0].points
+        ]
+    by_rooms = market.price_trends(filters=kyiv, group_by="rooms_count", period="quarter")
+    assert {series.currency for series in by_rooms.series} == {by_rooms.currency}
+
+
 def test_trend_groups_and_warnings():
     result = market.price_trends(filters={"city": "Київ"}, group_by="deal_type", period="quarter")
     assert {s.group for s in result.series} == {"sale", "rent_long", "rent_short"}

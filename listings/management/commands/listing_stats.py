@@ -49,13 +49,17 @@ class Command(BaseCommand):
             row.model_dump() | ({"group": "—"} if result.group_by and row.group is None else {})
             for row in result.groups
         ]
+        # by deal type each group may be in its own currency (a sale in USD, a rent in UAH)
+        own = {row.currency for row in result.groups} - {result.currency}
+        in_currency = "in each group's currency" if own else f"in {result.currency}"
         self.stdout.write(
-            f"{result.total} listings, prices in {result.currency}\n"
+            f"{result.total} listings, prices {in_currency}\n"
             + table(
                 rows,
                 [
                     ("group", result.group_by or "all", _group_width(rows)),
                     ("count", "count", 7),
+                    *([("currency", "currency", 9)] if own else []),
                     ("min_price", "min", 12),
                     ("median_price", "median", 12),
                     ("max_price", "max", 12),

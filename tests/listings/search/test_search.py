@@ -626,6 +626,27 @@ def test_stats_are_in_the_currency_most_matches_are_priced_in_by_default(filters
     assert bounded.currency == other
 
 
+def test_stats_by_deal_type_give_each_deal_the_currency_its_listings_are_priced_in():
+    """Grouped by deal type, the sales of a city in USD and its long rents in UAH, each
+    group's figures those asked in its currency; any other grouping shares one currency."""
+    kyiv = {"city": "Київ"}
+    by_deal = search.listing_stats(filters=kyiv, group_by="deal_type")
+    assert by_deal.currency == _most_priced_in(city="Київ")
+    for row in by_deal.groups:
+        assert row.currency == _most_priced_in(city="Київ", deal_type=row.group)
+        asked = search.listing_stats(
+            filters=kyiv | {"deal_type": row.group}, currency=row.currency
+        ).groups[0]
+        assert row.model_dump(exclude={"group"}) == asked.model_dump(exclude={"group"})
+    assert {row.currency for row in by_deal.groups} >= {"USD", "UAH"}
+    # asked, every group in it
+    in_eur = search.listing_stats(filters=kyiv, group_by="deal_type", currency="EUR")
+    assert {row.currency for row in in_eur.groups} == {"EUR"}
+    # districts are compared: one currency for all, the one most of the listings have
+    districts = search.listing_stats(filters=kyiv, group_by="district")
+    assert {row.currency for row in districts.groups} == {districts.currency}
+
+
 def test_stats_currency_defaults_to_usd_when_nothing_matches():
     assert search.listing_stats(filters={"min_area": 900000}).currency == "USD"
 
