@@ -41,6 +41,7 @@ BRIEF_FIELDS = (
     "district",
     "rooms_count",
     "total_area",
+    "duplicate_ids",
 )
 SCORES = ("fused_score", "similarity_score", "rank_score")
 BRIEF_TITLE_CHARS = 80
@@ -82,7 +83,7 @@ def parse_detail(value: Any) -> str:
 
 def brief_card(card: dict[str, Any]) -> dict[str, Any]:
     """The fewest fields that let an agent choose; a field it lacks is unknown (null)."""
-    brief = {name: card[name] for name in BRIEF_FIELDS if card.get(name) is not None}
+    brief = {name: card[name] for name in BRIEF_FIELDS if card.get(name) not in (None, [])}
     title = brief.get("title")
     if isinstance(title, str) and len(title) > BRIEF_TITLE_CHARS:
         brief["title"] = title[: BRIEF_TITLE_CHARS - 1] + "…"
@@ -162,12 +163,22 @@ def link_bytes(cards: list[dict[str, Any]]) -> int:
     return sum(_link_size(card) for card in cards)
 
 
-def brief_text_page(page: dict[str, Any]) -> dict[str, Any]:
-    """The text block of MCP_RESULT_TEXT=brief: the page's paging and brief cards (last)."""
-    kept = (*BRIEF_PAGE_FIELDS, "detail", "truncated", "has_more", "next_offset")
+def _brief_page(page: dict[str, Any], kept: tuple[str, ...] = BRIEF_PAGE_FIELDS) -> dict[str, Any]:
+    """What a brief page keeps around its cards: `kept`, the duplicates folded when there
+    were any, and of a brief card's texts, only the title as untrusted content."""
     brief = {name: page[name] for name in kept if name in page}
+    if page.get("duplicates_collapsed"):
+        brief["duplicates_collapsed"] = page["duplicates_collapsed"]
     if "untrusted_content" in brief:
         brief["untrusted_content"] = {**brief["untrusted_content"], "fields": ["title"]}
+    return brief
+
+
+def brief_text_page(page: dict[str, Any]) -> dict[str, Any]:
+    """The text block of MCP_RESULT_TEXT=brief: the page's paging and brief cards (last)."""
+    brief = _brief_page(
+        page, (*BRIEF_PAGE_FIELDS, "detail", "truncated", "has_more", "next_offset")
+    )
     return {**brief, "note": BRIEF_TEXT_NOTE, "listings": [brief_card(c) for c in page["listings"]]}
 
 
@@ -211,14 +222,12 @@ def shaped_answer(
     cards: list[dict[str, Any]] = page["listings"]
     compact = [without_nulls(card) for card in cards]
     if detail == "brief":
-        shaped = {name: page[name] for name in BRIEF_PAGE_FIELDS if name in page}
+        shaped = _brief_page(page)
         if page.get("interpreted"):
             said = page["interpreted"]
             shaped["interpreted"] = {
                 name: said[name] for name in BRIEF_INTERPRETED if said.get(name)
             }
-        if "untrusted_content" in shaped:  # of a brief card's texts, only the title
-            shaped["untrusted_content"] = {**shaped["untrusted_content"], "fields": ["title"]}
         shown = [brief_card(card) for card in cards]
     elif detail == "full":
         shaped = dict(page)

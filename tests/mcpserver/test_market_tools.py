@@ -9,6 +9,7 @@ import pytest
 from mcp import Client
 
 from listings import market
+from mcpserver import shaping
 
 pytestmark = pytest.mark.anyio
 
@@ -130,7 +131,20 @@ async def test_search_tools_fold_duplicates_unless_told_not_to(mcp_server, listi
             "search_by_metadata",
             {"filters": filters, "limit": 50, "collapse_duplicates": False},
         )
+        brief = await client.call_tool(
+            "search_by_metadata", {"filters": filters, "limit": 50, "detail": "brief"}
+        )
     folded_page, every_page = folded.structured_content, every.structured_content
+    # a brief page says so too: how many were folded, and into which card
+    brief_page = brief.structured_content
+    assert brief_page["duplicates_collapsed"] == folded_page["duplicates_collapsed"]
+    assert [c.get("duplicate_ids") for c in brief_page["listings"]] == [
+        c.get("duplicate_ids") for c in folded_page["listings"]
+    ]
+    assert (
+        shaping.brief_text_page(folded_page)["duplicates_collapsed"]
+        == (folded_page["duplicates_collapsed"])
+    )
     assert folded_page["duplicates_collapsed"] >= 1
     assert every_page["duplicates_collapsed"] == 0
     assert len(folded_page["listings"]) + folded_page["duplicates_collapsed"] == len(
