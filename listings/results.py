@@ -323,6 +323,11 @@ class SearchPage(BaseModel):
     # so in Ukrainian; agents read `warnings`). Never sent.
     _reposts: list[int] = PrivateAttr(default_factory=list)
 
+    def rows(self) -> int:
+        """The search's rows the page stands for: its cards and the duplicates folded into
+        them (the next page starts after them all)."""
+        return len(self.listings) + self.duplicates_collapsed
+
 
 # What a card shows that market._may_be_same compares, as the source's row names it.
 SOURCE_FIELDS = (

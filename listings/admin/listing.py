@@ -432,7 +432,8 @@ class PropertyListingAdmin(ReadOnlyAdmin):
         if form.is_bound and form.is_valid():
             cleaned = form.cleaned_data
             filters = {name: cleaned[name] for name in ("city", "deal_type") if cleaned[name]}
-            run: Callable[..., SearchPage] = (
+            # duplicates folded into one row, as agents get them (the row names them)
+            run: Callable[..., SearchPage] = market.collapsing(
                 search.hybrid_search if cleaned["mode"] == "hybrid" else search.semantic_search
             )
             try:

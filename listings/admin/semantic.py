@@ -128,7 +128,7 @@ def page_links(query: QueryDict, page: SearchPage | None) -> dict[str, Any] | No
         limit=page.limit,
         total=page.total,
         total_exact=page.total_exact,
-        rows=len(page.listings),
+        rows=page.rows(),
     )
 
     def at(offset: int) -> str:
@@ -138,7 +138,7 @@ def page_links(query: QueryDict, page: SearchPage | None) -> dict[str, Any] | No
 
     return {
         "first": page.offset + 1,
-        "last": page.offset + len(page.listings),
+        "last": page.offset + page.rows(),
         "previous": at(max(page.offset - page.limit, 0)) if page.offset else None,
         "next": at(next_offset) if next_offset is not None else None,
     }

@@ -159,6 +159,33 @@ def test_similar_listings_and_stats_commands():
     assert rows["sale"] == "USD" and rows["rent_long"] == "UAH"
 
 
+def test_search_listings_folds_duplicates_as_the_tools_do_unless_told_not_to():
+    from listings.models import PropertyListing
+    from tests.reposts import OUR_SITE
+
+    copy = (
+        PropertyListing.objects.exclude(url_source__startswith=OUR_SITE)
+        .filter(listing_status="active", floor__isnull=False, rooms_count__isnull=False)
+        .order_by("id")
+        .first()
+    )
+    filters = [
+        *("--mode", "text", "--listing-status", "any", "--limit", "50", "--city", copy.city),
+        *("--deal-type", copy.deal_type, "--rooms-count", str(copy.rooms_count)),
+        *("--floor", str(copy.floor)),
+    ]
+    folded = json.loads(run("search_listings", *filters, "--json"))
+    every = json.loads(run("search_listings", *filters, "--json", "--no-collapse"))
+    assert folded["duplicates_collapsed"] >= 1 and every["duplicates_collapsed"] == 0
+    assert len(folded["listings"]) + folded["duplicates_collapsed"] == len(every["listings"])
+    lines = run("search_listings", *filters).splitlines()
+    cards = [c for c in folded["listings"] if c.get("duplicate_ids")]
+    named = "; ".join(
+        f"#{c['id']} also as " + ", ".join(f"#{i}" for i in c["duplicate_ids"]) for c in cards
+    )
+    assert lines[1] == f"duplicates folded ({folded['duplicates_collapsed']}): {named}"
+
+
 def test_similar_listings_of_a_listing_without_a_vector_says_its_text_was_embedded_now():
     from listings.models import PropertyListing
 

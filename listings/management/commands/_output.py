@@ -134,7 +134,7 @@ def page_table(page: Any) -> str:
             ("deal_type", "deal", 10),
         ],
     )
-    shown = f"{page.offset + 1}–{page.offset + len(page.listings)}" if page.listings else "0"
+    shown = f"{page.offset + 1}–{page.offset + page.rows()}" if page.listings else "0"
     exact = "" if page.total_exact else "≈"
     head = f"mode: {page.mode}   showing {shown} of {exact}{page.total}"
     interpreted = getattr(page, "interpreted", None)
@@ -144,6 +144,12 @@ def page_table(page: Any) -> str:
             head += f"\nnot applied: {printable(reason)}"
     for warning in getattr(page, "warnings", None) or ():
         head += f"\nwarning: {printable(warning)}"
+    folded = [card for card in page.listings if card.duplicate_ids]
+    if folded:
+        head += f"\nduplicates folded ({page.duplicates_collapsed}): " + "; ".join(
+            f"#{card.id} also as " + ", ".join(f"#{i}" for i in card.duplicate_ids)
+            for card in folded
+        )
     if getattr(page, "embedding_note", None):
         head += f"\nnote: {printable(page.embedding_note)}"
     for dropped in getattr(page, "if_dropped", None) or ():

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from listings import search, types
+from listings import market, search, types
 
 from ._output import (
     add_filter_arguments,
@@ -38,6 +38,13 @@ class Command(BaseCommand):
             action="store_false",
             help="search the query as it is: do not read filters from it",
         )
+        parser.add_argument(
+            "--no-collapse",
+            dest="collapse",
+            action="store_false",
+            help="list every listing: do not fold duplicates (the same property re-posted) "
+            "into one row",
+        )
         add_filter_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -48,18 +55,20 @@ class Command(BaseCommand):
             "offset": options["offset"],
             "interpret": options["interpret"],
         }
+        # duplicates folded into one row, as the tools fold them, unless --no-collapse
+        fold = market.collapsing if options["collapse"] else (lambda run: run)
         with command_errors():
             if options["mode"] == "semantic":
-                page = search.semantic_search(
+                page = fold(search.semantic_search)(
                     query=options["query"] or "",
                     min_similarity=options["min_similarity"],
                     distance_metric=options["metric"],
                     **common,
                 )
             elif options["mode"] == "hybrid":
-                page = search.hybrid_search(query=options["query"] or "", **common)
+                page = fold(search.hybrid_search)(query=options["query"] or "", **common)
             else:
-                page = search.fulltext_search(
+                page = fold(search.fulltext_search)(
                     query=options["query"], sort_by=options["sort"], **common
                 )
         self.stdout.write(dump_json(page) if options["json"] else page_table(page))

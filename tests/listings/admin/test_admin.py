@@ -19,7 +19,7 @@ from listings import admin as listings_admin
 from listings import market, search
 from listings.admin import changelist
 from listings.models import PropertyListing, PropertyType
-from tests.reposts import reposted_listing
+from tests.reposts import OUR_SITE, reposted_listing
 
 pytestmark = [
     pytest.mark.django_db(databases=["default", "listings"]),
@@ -452,7 +452,7 @@ def test_semantic_search_page_shows_scored_results_with_links(staff):
     response = staff.get(SEMANTIC, {"query": query, "mode": "semantic", "limit": "10"})
     assert response.status_code == 200
     body = text(response)
-    expected = search.semantic_search(query=query, limit=10, interpret=True)
+    expected = market.collapsing(search.semantic_search)(query=query, limit=10, interpret=True)
     for card in expected.listings:
         assert f'href="{change_url(card.id)}" class="result-link"' in body
     assert f"{expected.listings[0].similarity_score:.3f}".replace(".", ",") in body
@@ -469,9 +469,13 @@ def test_semantic_page_pages_through_the_results(staff, mode):
     assert "показано 11–20" in text(second)
     assert 'class="previous-page"' in text(second)
     shown = [row["card"].id for page in (first, second) for row in page.context["results"]]
-    run = search.hybrid_search if mode == "hybrid" else search.semantic_search
-    expected = run(query=query["query"], limit=20, interpret=True)
-    assert shown == [card.id for card in expected.listings]  # one order, no repeats
+    run = market.collapsing(search.hybrid_search if mode == "hybrid" else search.semantic_search)
+    expected = [
+        card.id
+        for offset in (0, 10)
+        for card in run(query=query["query"], limit=10, offset=offset, interpret=True).listings
+    ]
+    assert shown == expected  # one order, the pages' duplicates folded as agents get them
     back = staff.get(SEMANTIC + second.context["links"]["previous"])
     assert [row["card"].id for row in back.context["results"]] == shown[:10]
     # a chip removed is another search, from its first page
@@ -485,13 +489,41 @@ def test_semantic_page_pages_through_the_results(staff, mode):
         assert edited.status_code == 200 and edited.context["links"]["first"] == 1
 
 
+def test_the_search_page_folds_a_re_posted_listing_into_one_row_naming_its_copies(staff):
+    """A planted copy's own title finds it and its re-posts: one row, the others named in it
+    (find_duplicates' rule, as the tools fold them); the next page starts after them all."""
+    copies = PropertyListing.objects.exclude(url_source__startswith=OUR_SITE).order_by("id")
+    for copy in copies[:40]:
+        reposts = {m.id for m in market.find_duplicates(listing_id=copy.id).duplicates}
+        query = {"query": copy.title, "mode": "semantic", "limit": "10", "city": copy.city}
+        response = staff.get(SEMANTIC, query)
+        rows = response.context["results"]
+        folded = [row["card"] for row in rows if row["card"].duplicate_ids]
+        if reposts and folded:
+            break
+    else:
+        raise AssertionError("no planted copy's title finds it with a re-post")
+    page = response.context["page"]
+    assert page.duplicates_collapsed == sum(len(card.duplicate_ids) for card in folded) >= 1
+    shown = {row["card"].id for row in rows}
+    assert not shown & {i for card in folded for i in card.duplicate_ids}
+    body = text(response)
+    first = folded[0]
+    named = ", ".join(f"#{i}" for i in first.duplicate_ids)
+    assert f"({first.duplicates_note}: {named})" in body
+    links = response.context["links"]
+    assert links["last"] == len(rows) + page.duplicates_collapsed
+    if links["next"]:
+        assert f"offset={links['last']}" in links["next"]
+
+
 def test_hybrid_search_with_filters(staff):
     response = staff.get(
         SEMANTIC,
         {"query": "квартира з балконом", "mode": "hybrid", "city": "Київ", "deal_type": "sale"},
     )
     assert response.status_code == 200
-    expected = search.hybrid_search(
+    expected = market.collapsing(search.hybrid_search)(
         query="квартира з балконом",
         filters={"city": "Київ", "deal_type": "sale"},
         limit=20,
