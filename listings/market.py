@@ -431,9 +431,11 @@ COMPARABLE_ON = ("city", "deal_type", "property_type_id", "rooms_count")
 def _comparable(values: dict[str, Any]) -> Any:
     """Active listings like the one `values` describe (its id, city, deal_type,
     property_type_id and rooms_count; `low` and `high` bound the total area when not None;
-    `district`, when given, narrows to it)."""
+    `district`, when given, narrows to it), but the listing itself and its re-posts
+    ("repost 0", "repost 1"...)."""
     shared = {name: values[name] for name in COMPARABLE_ON}
-    qs = PropertyListing.objects.filter(**shared, listing_status="active").exclude(id=values["id"])
+    itself = [values["id"], *(v for k, v in values.items() if k.startswith(REPOST) and v)]
+    qs = PropertyListing.objects.filter(**shared, listing_status="active").exclude(id__in=itself)
     if values["low"] is not None:
         qs = qs.filter(total_area__gte=values["low"], total_area__lte=values["high"])
     if values.get("district") is not None:
@@ -441,11 +443,23 @@ def _comparable(values: dict[str, Any]) -> Any:
     return qs
 
 
-def comparables_of(listing: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+# The values naming a listing's re-posts, left out of its comparables: the same flat at the
+# same price counted as its own comparable pulled the median to it (listing 21 of the demo
+# had 6 comparables, one of them its re-post #67).
+REPOST = "repost "
+MAX_REPOSTS_LEFT_OUT = 10
+
+
+def comparables_of(
+    listing: Any, reposts: list[int] | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """What makes a listing comparable with `listing` (the values _comparable takes, in the
-    city: the caller narrows to the district), and the criteria as the answer shows them."""
+    city: the caller narrows to the district; its `reposts` left out), and the criteria as
+    the answer shows them."""
     criteria: dict[str, Any] = {name: getattr(listing, name) for name in COMPARABLE_ON}
     values: dict[str, Any] = {"id": listing.id, **criteria, "low": None, "high": None}
+    for i, repost in enumerate((reposts or [])[:MAX_REPOSTS_LEFT_OUT]):
+        values[f"{REPOST}{i}"] = repost
     criteria["listing_status"] = "active"
     area = _round(listing.total_area)
     if area and area > 0:
@@ -472,13 +486,15 @@ def market_context(*, listing_id: ListingId, currency: ListingCurrency = None) -
     """How a listing's price compares with its comparables: how many, their median price
     and price per m², the listing's percentile, and a verdict in plain Ukrainian. The figures
     are in `currency`, by default the listing's own (USD when it has none the rates know)."""
-    listing = _listing(listing_id)
+    listing = _listing(listing_id, with_embedding=True)
     vocab, rates = live_vocabulary(), _rates()
     code = currency or _own_currency(listing, vocab, rates)
     price = _in(listing.price, listing.currency, code)
     area = _round(listing.total_area)
     per_m2 = price / area if price is not None and area else None
-    values, criteria = comparables_of(listing)
+    # the same property posted again is not its own comparable (find_duplicates' rule)
+    reposts = [match.id for match in _matches(listing, compare_texts=listing.has_embedding)]
+    values, criteria = comparables_of(listing, reposts)
 
     def priced(found: dict[str, Any]) -> Any:
         prices = price_in(code, rates, vocab)
@@ -565,6 +581,7 @@ def market_context(*, listing_id: ListingId, currency: ListingCurrency = None) -
         percentile=percentile,
         difference_pct=difference,
         verdict=verdict,
+        reposts_left_out=reposts[:MAX_REPOSTS_LEFT_OUT],
         examples=[
             Comparable(
                 id=row["id"],

@@ -97,6 +97,11 @@ class MarketContext(BaseModel):
         "area, else the price): negative is cheaper.",
     )
     verdict: str = Field(description="The comparison in plain Ukrainian.")
+    reposts_left_out: list[int] = Field(
+        default_factory=list,
+        description="The listing's own re-posts (find_duplicates), not counted as its "
+        "comparables: the same flat would pull the median to its own price.",
+    )
     examples: list[Comparable] = Field(
         default_factory=list, description="A few comparables closest in area."
     )

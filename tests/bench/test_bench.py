@@ -167,3 +167,28 @@ def test_the_agents_defaults_series_runs_through_a_real_server(tmp_path):
     assert all(item.errors == 0 for item in series.values())
     # the calls reached the tools (one log line per call)
     assert server.log is not None and "tool=search_similar_listings" in server.log.read_text()
+
+
+def test_the_market_context_floor_counts_the_comparables_market_context_counts():
+    """The floor's one statement leaves the listing's re-posts out as market_context does:
+    for a planted copy with a re-post among its comparables, and for plain listings, the
+    counts of the city scope agree."""
+    from listings import market
+    from listings.models import PropertyListing
+    from tests.reposts import OUR_SITE
+
+    copies = PropertyListing.objects.exclude(url_source__startswith=OUR_SITE).order_by("id")
+    others = PropertyListing.objects.filter(url_source__startswith=OUR_SITE).order_by("id")
+    checked = reposted = 0
+    conn = bench.raw_connection()
+    try:
+        for listing in [*copies[:30], *others[:30]]:
+            found = market.market_context(listing_id=listing.id, currency="USD")
+            if found.scope != "city":
+                continue
+            assert bench.raw_market_context(conn, listing.id) == found.comparables_count
+            checked += 1
+            reposted += bool(found.reposts_left_out)
+    finally:
+        conn.close()
+    assert checked >= 10 and reposted >= 1, (checked, reposted)

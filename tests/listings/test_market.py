@@ -256,6 +256,32 @@ def test_market_context_figures_are_those_of_the_comparables():
     assert all(example.id != listing.id for example in result.examples)
 
 
+def test_market_context_leaves_the_listings_own_reposts_out_of_its_comparables():
+    """A planted copy and its re-post are comparables of each other by city, deal, type,
+    rooms and area; the re-post is the same flat, so it is not counted, and the answer
+    names it."""
+    from tests.reposts import OUR_SITE
+
+    for copy in PropertyListing.objects.exclude(url_source__startswith=OUR_SITE).order_by("id"):
+        reposts = [m.id for m in market.find_duplicates(listing_id=copy.id).duplicates]
+        active = PropertyListing.objects.filter(id__in=reposts, listing_status="active")
+        if copy.price is not None and active.filter(price__isnull=False).exists():
+            break
+    else:
+        raise AssertionError("no planted copy has an active, priced re-post")
+    result = market.market_context(listing_id=copy.id, currency="USD")
+    assert result.reposts_left_out == reposts
+    values, _ = market.comparables_of(copy)
+    counted = market._comparable(values).filter(price__isnull=False)
+    if result.scope == "district":
+        counted = counted.filter(district=copy.district)
+    ids = set(counted.values_list("id", flat=True))
+    assert set(reposts) & ids  # counted before: the same flat among its own comparables
+    priced = [_usd(c) for c in PropertyListing.objects.filter(id__in=ids - set(reposts))]
+    assert result.comparables_count == len([p for p in priced if p is not None])
+    assert not {example.id for example in result.examples} & set(reposts)
+
+
 def test_market_context_in_another_currency_scales_the_prices():
     listing = _flat_with_comparables()
     usd = market.market_context(listing_id=listing.id, currency="USD")
