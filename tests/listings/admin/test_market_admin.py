@@ -120,6 +120,12 @@ def test_detail_page_shows_the_market_verdict_and_the_duplicates(staff):
     assert found.duplicates
     for match in found.duplicates:
         assert change_url(match.id) in html
+    # its re-posts that would have been its comparables: left out, and said so
+    if context.reposts_left_out:
+        named = ", ".join(f"#{i}" for i in context.reposts_left_out)
+        assert f"без повторних публікацій цього об'єкта: {named}" in html
+    else:
+        assert "без повторних публікацій" not in html
 
 
 @pytest.mark.django_db(databases=["default", "listings"])
