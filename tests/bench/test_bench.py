@@ -77,6 +77,11 @@ def test_bench_search_prints_the_table_and_writes_the_same_json(tmp_path):
     # already planned the same filters in this process (a cold plan adds an EXPLAIN)
     assert per_call["semantic"]["statements_p50"] >= 1
     assert all(row["function_above_sql_p50_ms"] > 0 for row in per_call.values())
+    # each case's first call, before the warm-up, is reported apart from the steady state
+    first = {row["mode"]: row for row in report["per_call_first"]}
+    assert set(first) == set(per_call)
+    assert all(row["function_above_sql_p50_ms"] > 0 for row in first.values())
+    assert "fn first" in report["printed"]
     assert all(r["mcp_over_floor_p50"] is None for r in report["ratios"])
     calls = {s["mode"]: s["calls"] for s in report["series"]}
     assert calls.pop("fulltext_absent") == 1  # one round in ABSENT_EVERY
