@@ -27,6 +27,8 @@ from django.db.models.lookups import GreaterThanOrEqual, LessThanOrEqual
 from pgvector import Vector
 from pgvector.django import CosineDistance, L2Distance, MaxInnerProduct
 
+from .apostrophes import APOSTROPHE_CLASS, APOSTROPHES
+
 if TYPE_CHECKING:
     from .filters import Filters
     from .vocabulary import Vocabulary
@@ -193,17 +195,12 @@ class AnyOf(Lookup):
 models.BigIntegerField.register_lookup(AnyOf)
 
 
-# Any apostrophe matches any other in a substring: "Солом'янський", "Солом’янський" and
-# "Соломʼянський" are one name written three ways.
-APOSTROPHE_CLASS = "['’ʼ‘`]"
-
-
 def substring_pattern(word: str) -> str:
     """`word` as a regular expression that matches it alone: every character but a letter or
     a digit escaped (a backslash before one of those is an escape of PostgreSQL's own), and
     an apostrophe as any of them (APOSTROPHE_CLASS)."""
-    escaped = re.sub(r"([^\w'’ʼ‘`]|_)", r"\\\1", word)
-    return re.sub(r"['’ʼ‘`]", APOSTROPHE_CLASS, escaped)
+    escaped = re.sub(rf"([^\w{APOSTROPHES}]|_)", r"\\\1", word)
+    return re.sub(APOSTROPHE_CLASS, APOSTROPHE_CLASS, escaped)
 
 
 class ContainsPattern(Lookup):

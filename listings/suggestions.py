@@ -14,13 +14,14 @@ from typing import Any, Literal
 from django.core.cache import cache
 from django.db.models import Count
 
+from .apostrophes import APOSTROPHES
 from .models import PropertyListing, PropertyType
 
 Field = Literal["city", "district", "metro_station", "property_type"]
 FIELDS: tuple[Field, ...] = ("city", "district", "metro_station", "property_type")
 MAX_VALUES = 100  # the protocol's cap on one completion answer
 CACHE_SEC = 600
-VOWELS = set("аеєиіїоуюяыэёaeiouy'ʼ’`- ")
+VOWELS = set("аеєиіїоуюяыэёaeiouy- " + APOSTROPHES)
 
 
 def _normal(text: str) -> str:

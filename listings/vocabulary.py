@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from django.db import models
 
+from .apostrophes import AS_ASCII
 from .models import (
     BathroomType,
     BuildingType,
@@ -243,7 +244,7 @@ CURRENCY_NOT_ALLOWED = "must be one of {allowed} (or a spelling such as грн, 
 
 def key(text: str) -> str:
     """The form values are compared in: case, spacing, dashes and apostrophes ignored."""
-    text = text.casefold().replace("’", "'").replace("ʼ", "'").replace("`", "'")
+    text = text.casefold().translate(AS_ASCII)
     return "_".join(text.replace("-", " ").replace("_", " ").split())
 
 

@@ -10,12 +10,13 @@ from typing import Any
 
 import pymorphy3
 
+from ..apostrophes import AS_ASCII
+
 _lock = threading.Lock()
 _analyzers: dict[str, Any] = {}
 
 UKRAINIAN_ONLY = frozenset("іїєґ'")
 RUSSIAN_ONLY = frozenset("ыэъ")
-APOSTROPHES = str.maketrans({"’": "'", "ʼ": "'", "`": "'", "‘": "'"})
 
 
 def analyzer(lang: str) -> Any:
@@ -30,7 +31,7 @@ def analyzer(lang: str) -> Any:
 
 
 def normal(word: str) -> str:
-    return word.casefold().translate(APOSTROPHES).replace("ё", "е")
+    return word.casefold().translate(AS_ASCII).replace("ё", "е")
 
 
 # The longest word analysed: pymorphy3 guesses an unknown word by recursing on ever shorter

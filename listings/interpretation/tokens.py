@@ -8,6 +8,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from ..apostrophes import APOSTROPHES
 from .morphology import normal
 
 _TOKEN = re.compile(
@@ -18,9 +19,9 @@ _TOKEN = re.compile(
     |(?P<date>\d{1,2}\.\d{1,2}\.(?:\d{4}|\d{2})(?![\d.,])|\d{4}-\d{1,2}-\d{1,2}(?![\d.,-]))
     |(?P<num>\d{1,3}(?:[\u00a0\u202f\u2009 ]\d{3})+(?![\d.,])|\d{1,3}(?:\.\d{3})+(?!\d|,\d)
         |\d{1,3}(?:,\d{3})+(?!\d|\.\d)|\d+(?:[.,]\d+)?)
-    |(?P<word>[^\W\d_]+(?:['’ʼ`\-][^\W\d_]+)*)
+    |(?P<word>[^\W\d_]+(?:[APOSTROPHES\-][^\W\d_]+)*)
     |(?P<sym>[^\s\w])
-    """,
+    """.replace("APOSTROPHES", APOSTROPHES),
     re.VERBOSE | re.IGNORECASE,
 )
 

@@ -14,10 +14,10 @@ from django.db import DatabaseError, connections
 from django.db.models import Case, F, FloatField, IntegerField, OrderBy, Q, Subquery, Value, When
 
 from .. import capabilities, vectorplan
+from ..apostrophes import AS_ASCII
 from ..compiled import TEXT, Placeholder, Settings, Shape, Statements, text_placeholder
 from ..errors import QueryTimeout
 from ..filters import Filters
-from ..interpretation.morphology import APOSTROPHES
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet, substring_pattern
 from ..results import SearchPage
@@ -51,11 +51,11 @@ def _fts_config() -> str:
 
 
 def one_apostrophe(text: str) -> str:
-    """`text` with every apostrophe as ' (the reader's table, morphology.APOSTROPHES).
+    """`text` with every apostrophe as ' (apostrophes.AS_ASCII).
     PostgreSQL's parser splits a word at ' and ’ alike ("сім'ї": 'сім' & 'ї') but keeps ʼ
     (U+02BC, the Ukrainian letter apostrophe some keyboards type) inside it, so "сімʼї"
     matched no listing written with either of the others."""
-    return text.translate(APOSTROPHES)
+    return text.translate(AS_ASCII)
 
 
 def _fts_query(text: str) -> SearchQuery:
