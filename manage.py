@@ -16,7 +16,8 @@ def main() -> None:
     except ImproperlyConfigured as error:
         # A setting the environment got wrong (settings.py names it): the message is the
         # whole answer, a traceback would only hide it.
-        sys.exit(f"error: {error} (see .env.example)")
+        message = str(error)
+        sys.exit(f"error: {message}" + ("" if ".env.example" in message else " (see .env.example)"))
 
 
 if __name__ == "__main__":

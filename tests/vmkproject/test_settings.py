@@ -254,6 +254,11 @@ SECRET = "s3cret-pw"
             "LISTINGS_REPLICA_URLS must be a PostgreSQL URL",
         ),
         ({"DATABASE_URL": f"{SECRET}.sqlite3"}, "DATABASE_URL must be a database URL"),
+        # a message that already points at .env.example does not say so twice
+        (
+            {"LISTINGS_DATABASE_URL": f"postgres://r:{SECRET}@db/vmk", "SECRET_KEY": ""},
+            "SECRET_KEY must be set when serving a real listings database (see .env.example)",
+        ),
     ],
 )
 def test_manage_py_names_a_wrong_setting_in_one_line(tmp_path, env, message):
@@ -271,6 +276,7 @@ def test_manage_py_names_a_wrong_setting_in_one_line(tmp_path, env, message):
     assert done.stdout == ""
     [line] = done.stderr.splitlines()
     assert line.startswith("error: ") and message in line and line.endswith("(see .env.example)")
+    assert line.count(".env.example") == 1
     assert SECRET not in line
 
 
