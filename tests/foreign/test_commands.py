@@ -77,6 +77,13 @@ def test_similar_listings_and_stats(foreign, name):
         run, "listing_stats", "--deal-type", "sale", "--group-by", "rooms_count"
     ).stdout
     assert "prices in USD" in table.splitlines()[0]
+    # a city's report per deal type: "daily", outside the documented values, is read as
+    # rent_short (a section of its own would name a deal type no filter takes back)
+    report = succeeded(run, "market_report", "--city", builder.VOCAB_CITY, "--json")
+    parts = json.loads(report.stdout)["by_deal_type"]
+    deals = [part["deal_type"] for part in parts]
+    assert "sale" in deals and "daily" not in deals and len(deals) == len(set(deals))
+    assert all(part["trend"]["filters"]["deal_type"] == part["deal_type"] for part in parts)
 
 
 # --- check_listings_db prints the truth ------------------------------------------------------

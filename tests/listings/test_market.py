@@ -398,6 +398,26 @@ def test_market_report_prints_the_trend_and_districts(capsys):
     assert "Печерський" in out and "median/m²" in out
 
 
+def test_market_report_without_a_deal_type_reports_each_in_its_own_currency(capsys):
+    """Sales and rents mixed gave one trend of meaningless medians and a note saying so."""
+    import json
+
+    call_command("market_report", "--city", "Київ", "--period", "quarter")
+    printed = capsys.readouterr()
+    sections = printed.out.split("== ")[1:]
+    heads = [section.splitlines()[:2] for section in sections]
+    assert heads[0] == ["sale ==", heads[0][1]] and "prices in USD" in heads[0][1]
+    assert ["rent_long ==", heads[1][1]] == heads[1] and "prices in UAH" in heads[1][1]
+    assert all("Districts (" in section for section in sections)
+    assert market.MIXED_DEALS_WARNING not in printed.err
+    call_command("market_report", "--city", "Київ", "--period", "quarter", "--json")
+    body = json.loads(capsys.readouterr().out)["by_deal_type"]
+    assert [part["deal_type"] for part in body][:2] == ["sale", "rent_long"]
+    for part in body:
+        assert part["trend"]["filters"]["deal_type"] == part["deal_type"]
+        assert part["districts"]["currency"] == part["trend"]["currency"]
+
+
 def test_market_report_json_and_errors(capsys):
     import json
 
