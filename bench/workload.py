@@ -253,7 +253,8 @@ def raw_market_context(conn: psycopg.Connection, listing_id: int) -> int:
     """The comparables' count and medians in one statement (the city scope), the listing's
     own re-posts left out as market_context leaves them (find_duplicates' rule: the same
     structure, area within 2 % or 1 m², price within 8 %, texts alike)."""
-    p, mine = _usd_case(), _usd_case().replace("c.", "l.")
+    p = _usd_case()
+    mine = p.replace("c.", "l.")  # the listing's own price, in the same expression
     price_band = 1 - market.DUPLICATE_PRICE_TOLERANCE, 1 + market.DUPLICATE_PRICE_TOLERANCE
     row = conn.execute(
         "WITH reposts AS (SELECT c.id FROM property_listings c "  # noqa: S608

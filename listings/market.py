@@ -454,11 +454,12 @@ def comparables_of(
     listing: Any, reposts: list[int] | None = None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """What makes a listing comparable with `listing` (the values _comparable takes, in the
-    city: the caller narrows to the district; its `reposts` left out), and the criteria as
-    the answer shows them."""
+    city: the caller narrows to the district; its `reposts` left out, each a placeholder,
+    so market_context passes at most MAX_REPOSTS_LEFT_OUT), and the criteria as the answer
+    shows them."""
     criteria: dict[str, Any] = {name: getattr(listing, name) for name in COMPARABLE_ON}
     values: dict[str, Any] = {"id": listing.id, **criteria, "low": None, "high": None}
-    for i, repost in enumerate((reposts or [])[:MAX_REPOSTS_LEFT_OUT]):
+    for i, repost in enumerate(reposts or []):
         values[f"{REPOST}{i}"] = repost
     criteria["listing_status"] = "active"
     area = _round(listing.total_area)
@@ -493,7 +494,8 @@ def market_context(*, listing_id: ListingId, currency: ListingCurrency = None) -
     area = _round(listing.total_area)
     per_m2 = price / area if price is not None and area else None
     # the same property posted again is not its own comparable (find_duplicates' rule)
-    reposts = [match.id for match in _matches(listing, compare_texts=listing.has_embedding)]
+    matches = _matches(listing, compare_texts=listing.has_embedding)
+    reposts = [match.id for match in matches][:MAX_REPOSTS_LEFT_OUT]
     values, criteria = comparables_of(listing, reposts)
 
     def priced(found: dict[str, Any]) -> Any:
@@ -581,7 +583,7 @@ def market_context(*, listing_id: ListingId, currency: ListingCurrency = None) -
         percentile=percentile,
         difference_pct=difference,
         verdict=verdict,
-        reposts_left_out=reposts[:MAX_REPOSTS_LEFT_OUT],
+        reposts_left_out=reposts,
         examples=[
             Comparable(
                 id=row["id"],
