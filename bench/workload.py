@@ -249,6 +249,20 @@ def _usd_case() -> str:
     return _PRICE_USD.format(cases=" ".join(cases))
 
 
+# find_duplicates' rule on the structured fields (listing l, candidate c): the same city,
+# deal, property type, rooms, floor and storeys, an area within DUPLICATE_AREA_TOLERANCE or
+# 1 m²; the floors of find_duplicates and of market_context's re-posts.
+_AREA = market.DUPLICATE_AREA_TOLERANCE
+SAME_STRUCTURE = (
+    "c.city = l.city AND c.deal_type = l.deal_type "
+    "AND c.property_type_id = l.property_type_id AND c.rooms_count = l.rooms_count "
+    "AND c.floor IS NOT DISTINCT FROM l.floor "
+    "AND c.floors_count IS NOT DISTINCT FROM l.floors_count "
+    f"AND c.total_area BETWEEN l.total_area - greatest(1, l.total_area * {_AREA}) "
+    f"AND l.total_area + greatest(1, l.total_area * {_AREA}) AND c.id <> l.id"
+)
+
+
 def raw_market_context(conn: psycopg.Connection, listing_id: int) -> int:
     """The comparables' count and medians in one statement (the city scope), the listing's
     own re-posts left out as market_context leaves them (find_duplicates' rule: the same
@@ -259,17 +273,10 @@ def raw_market_context(conn: psycopg.Connection, listing_id: int) -> int:
     row = conn.execute(
         "WITH reposts AS (SELECT c.id FROM property_listings c "  # noqa: S608
         "JOIN property_listings l ON l.id = %s "
-        "WHERE c.city = l.city AND c.deal_type = l.deal_type "
-        "AND c.property_type_id = l.property_type_id AND c.rooms_count = l.rooms_count "
-        "AND c.floor IS NOT DISTINCT FROM l.floor "
-        "AND c.floors_count IS NOT DISTINCT FROM l.floors_count "
-        "AND c.total_area BETWEEN l.total_area - greatest(1, l.total_area * %s) "
-        "AND l.total_area + greatest(1, l.total_area * %s) "
-        f"AND {p} BETWEEN {mine} * %s AND {mine} * %s "
+        f"WHERE {SAME_STRUCTURE} AND {p} BETWEEN {mine} * %s AND {mine} * %s "
         "AND (c.district IS NULL OR l.district IS NULL OR c.district = l.district) "
         "AND ((c.embedding <=> l.embedding) <= 1 - %s "
-        "OR ((c.embedding IS NULL OR l.embedding IS NULL) AND c.contact_phone = l.contact_phone)) "
-        "AND c.id <> l.id) "
+        "OR ((c.embedding IS NULL OR l.embedding IS NULL) AND c.contact_phone = l.contact_phone))) "
         f"SELECT count(*), percentile_cont(0.5) WITHIN GROUP (ORDER BY {p}), "
         f"percentile_cont(0.5) WITHIN GROUP (ORDER BY {p} / nullif(c.total_area, 0)::float8) "
         "FROM property_listings c JOIN property_listings l ON l.id = %s "
@@ -279,27 +286,15 @@ def raw_market_context(conn: psycopg.Connection, listing_id: int) -> int:
         "AND c.total_area BETWEEN l.total_area * 0.8 AND l.total_area * 1.2 "
         "AND c.listing_status = 'active' AND c.id <> l.id AND c.price IS NOT NULL "
         "AND c.id NOT IN (SELECT id FROM reposts)",
-        [
-            listing_id,
-            *([market.DUPLICATE_AREA_TOLERANCE] * 2),
-            *price_band,
-            market.DUPLICATE_MIN_SIMILARITY,
-            listing_id,
-        ],
+        [listing_id, *price_band, market.DUPLICATE_MIN_SIMILARITY, listing_id],
     ).fetchone()
     return int(row[0]) if row else 0
 
 
 def raw_duplicates(conn: psycopg.Connection, listing_id: int) -> int:
     rows = conn.execute(
-        "SELECT c.id, 1 - (c.embedding <=> l.embedding) FROM property_listings c "
-        "JOIN property_listings l ON l.id = %s "
-        "WHERE c.city = l.city AND c.deal_type = l.deal_type "
-        "AND c.property_type_id = l.property_type_id AND c.rooms_count = l.rooms_count "
-        "AND c.floor IS NOT DISTINCT FROM l.floor "
-        "AND c.floors_count IS NOT DISTINCT FROM l.floors_count "
-        "AND c.total_area BETWEEN l.total_area - greatest(1, l.total_area * 0.02) "
-        "AND l.total_area + greatest(1, l.total_area * 0.02) AND c.id <> l.id LIMIT 50",
+        "SELECT c.id, 1 - (c.embedding <=> l.embedding) FROM property_listings c "  # noqa: S608
+        f"JOIN property_listings l ON l.id = %s WHERE {SAME_STRUCTURE} LIMIT 50",
         [listing_id],
     ).fetchall()
     return len(rows)
