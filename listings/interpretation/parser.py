@@ -69,7 +69,7 @@ def _property(r: Request) -> None:
             forms = grammemes(r.low(i))
             # "продаж будинків": many houses (the building a flat is in is one)
             as_object = r.low(i).isascii() or forms & {"nomn", "accs"} or {"gent", "plur"} <= forms
-            if slug == "house" and not as_object:
+            if slug == "house" and (not as_object or _building_it_is_in(r, i, forms)):
                 continue  # "у будинку", "будинку з 9 поверхів": the building a flat is in
             inside = r.low(i - 1) in {"в", "у", "in"} and "loct" in forms
             if slug == "apartment" and inside and r.says_property_besides(slug):
@@ -98,6 +98,25 @@ def _property(r: Request) -> None:
             # "будинок з земельною ділянкою": what the house has is searched for as
             # "ділянкою", the word listings use; "земельною" adds nothing a listing must say
             r.used[k] = True
+
+
+# What makes "у приватному будинку" the house itself, not the building a flat is in.
+PRIVATE_HOUSE = frozenset({"приватний", "частный", "private"})
+
+
+def _building_it_is_in(r: Request, i: int, forms: frozenset[str]) -> bool:
+    """Whether the house word at i, in the locative after "у"/"в" with only describing words
+    between, is the building the property is in: "студія в новому будинку", "двокімнатна у
+    цегляному будинку" (pymorphy3 reads "будинку" as an accusative too, so its case alone
+    did not tell). "у приватному будинку" is the house itself."""
+    if "loct" not in forms:
+        return False
+    j = i - 1
+    while j >= 0 and (not r.free(j) or "ADJF" in grammemes(r.low(j))):
+        if r.free(j) and r.has(j, PRIVATE_HOUSE):
+            return False
+        j -= 1
+    return r.low(j) in {"в", "у"}
 
 
 def _kind_of_property(r: Request) -> None:

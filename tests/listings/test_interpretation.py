@@ -541,6 +541,14 @@ NOT_READ = [
     ("квартира с видом на Днепр", {"window_view": "water"}, ["city", "metro_station"]),
     # many houses are the property ("продаж будинків"); the building of a flat is one
     ("продаж будинків у Харкові", {"property_type": "house", "deal_type": "sale"}, []),
+    # a house in the locative after "у", with describing words between, is the building a
+    # flat is in ("будинку" reads as an accusative too); a private house is the house itself
+    ("студія в новому будинку", {"rooms_count": 1}, ["property_type"]),
+    ("двокімнатна у новому цегляному будинку", {"rooms_count": 2}, ["property_type"]),
+    ("студія в будинку з ліфтом", {"rooms_count": 1}, ["property_type"]),
+    ("пентхаус в новому будинку", {"property_type": "apartment"}, []),
+    ("житло у приватному будинку", {"property_type": "house"}, []),
+    ("кімната у приватному будинку", {"property_type": "room"}, []),
     # "по" alone is each room's area, not the flat's
     ("3 кімнати по 15 м2", {"rooms_count": 3}, ["min_area", "max_area"]),
     ("flat with a view of the Dnipro", {"window_view": "water"}, ["city", "metro_station"]),
