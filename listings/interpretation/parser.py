@@ -148,6 +148,16 @@ def property_type_named(value: str, property_types: Mapping[str, str]) -> str | 
     return str(slug) if slug in property_types else None
 
 
+def _near_before(r: Request, i: int) -> int | None:
+    """Where a "near" said right before token i starts: "біля", "поруч з", "недалеко від",
+    "close to"; None when none is."""
+    if r.has(i - 1, NEAR):
+        return i - 1
+    if r.low(i - 1) in FROM | {"з", "із", "с", "to"} and r.has(i - 2, NEAR):
+        return i - 2
+    return None
+
+
 def _place_allowed(r: Request, place: Place, i: int, cue: bool) -> bool:
     if any(r.has(k, VIEW_WORDS) and r.has(k + 1, VIEW_PREPS) for k in (i - 2, i - 3)):
         return False  # "з видом на Дніпро", "view of the Dnipro": the river ("від власника у
@@ -156,7 +166,14 @@ def _place_allowed(r: Request, place: Place, i: int, cue: bool) -> bool:
         # "будинок під Києвом", "near Kyiv": outside the city, whose suburbs are other places
         return not (r.has(i - 1, OUTSKIRTS) or (r.has(i - 2, OUTSKIRTS) and r.low(i - 1) in FROM))
     if place.column == "metro_station":
-        return len(place.words) > 1 and r.tokens[i].text[:1].isupper()
+        # one word alone is often a common word or another place ("Дніпро", "Вокзальна");
+        # said capitalised after "біля", it is the station ("біля Арсенальної"), unless it
+        # names a city too ("біля Дніпра": the river, or outside the city)
+        if not r.tokens[i].text[:1].isupper():
+            return False
+        if len(place.words) > 1:
+            return True
+        return _near_before(r, i) is not None and not r.gazetteer.match(r.keys, i, ["city"])
     if cue:
         return True
     if "ADJF" in place.grammemes:
@@ -183,12 +200,19 @@ def _places(r: Request) -> None:
             continue
         columns = [c for c in ("city", "district", "metro_station") if c not in r.filters]
         taken = False
-        for place, size in r.gazetteer.match(r.keys, i, columns):
+        near = _near_before(r, i)
+        found = r.gazetteer.match(r.keys, i, columns)
+        if near is not None:
+            # "біля Лівобережної": the station, before the neighbourhood of that name
+            found.sort(key=lambda item: item[0].column != "metro_station")
+        for place, size in found:
             cue = r.has(i + size, DISTRICT_CUES) or r.has(i - 1, DISTRICT_CUES)
             free = all(r.free(k) for k in range(i, i + size))
             if not free or not _place_allowed(r, place, i, cue):
                 continue
             start = i - 1 if r.has(i - 1, PLACE_PREPS) else i
+            if near is not None and place.column != "city" and all(map(r.free, range(near, i))):
+                start = near  # "біля Оболоні": the "near" goes with the place
             end = i + size + (1 if r.has(i + size, DISTRICT_CUES) else 0)
             either = _either_place(r, end, place)
             if either is not None:

@@ -45,12 +45,14 @@ from .words import (
     MIN_WORDS,
     MINUTES,
     MONTH_NOUNS,
+    NEAR,
     NEGATED_THROUGH,
     NEGATIONS,
     NUMBER_WORDS,
     OR_LESS,
     OR_MORE,
     ORDINALS,
+    OUTSKIRTS,
     PARKING_NOUNS,
     PLOT_UNITS,
     PROPERTY_WORDS,
@@ -487,6 +489,7 @@ TYPO_TABLES: dict[str, Mapping[str, Any] | frozenset[str]] = {
     "area_unit": AREA_UNITS | METRES | SQUARE | frozenset(PLOT_UNITS),
     "multiplier": THOUSANDS | MILLIONS,
     "month": MONTH_NOUNS,
+    "near": NEAR | OUTSKIRTS,  # "flat near Arsenalna" was "corrected" to a year
 }
 
 

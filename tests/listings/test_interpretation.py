@@ -1039,3 +1039,33 @@ def test_how_recently_published_counts_back_from_today(gazetteer, text, since, l
     assert reading.text == left
     if since is not None:
         assert f"опубліковано з {since:%d.%m.%Y}" in [chip.label for chip in reading.chips]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "квартира біля Арсенальної",
+        "квартира поруч з Арсенальною",
+        "квартира возле Арсенальной",
+        "flat near Arsenalna",
+    ],
+)
+def test_a_station_said_after_near_is_the_station_with_its_near(gazetteer, text):
+    # one word alone is no station ("Дніпро", "Вокзальна" are words and places too); after
+    # "біля" and capitalised it is, and the "біля" goes with it (it was left in the text)
+    reading = read(text, gazetteer)
+    assert reading.filters == {"property_type": "apartment", "metro_station": "Арсенальна"}
+    assert reading.text == ""
+    assert reading.corrected == {}  # "near" was reported as a typo of "year"
+
+
+def test_near_a_name_that_is_a_city_too_is_no_station_and_a_district_takes_its_near(gazetteer):
+    assert "metro_station" not in read("квартира біля Дніпра", gazetteer).filters
+    assert "metro_station" not in read("квартира біля арсенальної", gazetteer).filters
+    assert "metro_station" not in read("квартира Арсенальна", gazetteer).filters
+    assert read("квартира на Оболоні", gazetteer).filters["district"] == "Оболонський"
+    # the station of the name, before the district, after "біля"
+    assert read("квартира біля Оболоні", gazetteer).filters["metro_station"] == "Оболонь"
+    sykhiv = read("квартира біля Сихова", gazetteer)
+    assert sykhiv.filters["district"] == "Сихівський"
+    assert sykhiv.text == ""
