@@ -287,13 +287,16 @@ def fetch(
     """The statement's rows with the slots' values, as dicts of the ORM's column names."""
     connection = connections[using]
     fetched = execute_fetch(statement.sql, bound(statement, slots), using, settings)
+    names = statement.names
+    if not statement.converters:  # ids and distances (hybrid reads 200 a call): as they came
+        return [dict(zip(names, row, strict=True)) for row in fetched]
     found = []
     for row in fetched:
         row_values = list(row)
         for index, functions, expression in statement.converters:
             for convert in functions:
                 row_values[index] = convert(row_values[index], expression, connection)
-        found.append(dict(zip(statement.names, row_values, strict=True)))
+        found.append(dict(zip(names, row_values, strict=True)))
     return found
 
 
@@ -449,6 +452,8 @@ def read_rows(rows: list[dict[str, Any]], related_pks: dict[str, str]) -> list[R
             relations.setdefault(relation, []).append((name, column))
         else:
             top.append(name)
+    if not relations:  # each row's dict is its own (fetch made it): taken as it is
+        return [Row(values) for values in rows]
     found = []
     for values in rows:
         attributes = {name: values[name] for name in top}
