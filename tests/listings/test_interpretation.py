@@ -936,6 +936,15 @@ def test_a_kind_of_flat_is_a_flat_and_stays_in_the_searched_text(gazetteer):
     reading = read("пентхаус з терасою", gazetteer)
     assert reading.filters == {"property_type": "apartment"} and "пентхаус" in reading.text
     assert [chip.label for chip in reading.chips] == ["Квартира (пентхаус)"]
+    # the project's own sample request: a new build is a flat, its word searched for too
+    new_build = read("Новобудова з балконом біля метро", gazetteer)
+    assert new_build.filters == {"property_type": "apartment", "has_balcony": True}
+    assert "Новобудова" in new_build.text
+    assert read("студія в новобудові", gazetteer).filters["property_type"] == "apartment"
+    assert read("новостройка в Киеве", gazetteer).filters["property_type"] == "apartment"
+    # another type said is the property; a new build is then where it is
+    assert read("офіс у новобудові", gazetteer).filters == {"property_type": "office"}
+    assert read("будинок новобудова", gazetteer).filters == {"property_type": "house"}
 
 
 def test_a_persons_age_is_no_buildings(gazetteer):
