@@ -298,7 +298,10 @@ class Request:
         if self.has(j, SQUARE) and self.has(j + 1, METRES):
             return "area", self.skip_dot(j + 2)
         if self.kind(j) == "word" and self.has(j, METRES):
-            return "metres", self.skip_dot(j + 1)
+            k = self.skip_dot(j + 1)
+            if self.has(k, SQUARE):  # "55 м.кв.", "55 метрів квадратних"
+                return "area", self.skip_dot(k + 1)
+            return "metres", k
         if self.kind(j) == "word" and self.has(j, PLOT_UNITS):
             return str(self.value(j, PLOT_UNITS)), self.skip_dot(j + 1)
         return None, j

@@ -114,6 +114,10 @@ CASES = [
     ("1к кв.", {"rooms_count": 1, "property_type": "apartment"}),
     ("продам кв у Львові", {"property_type": "apartment", "city": "Львів"}),
     ("квартира 60 кв м", {"min_area": 54.0, "max_area": 66.0}),
+    # the metres first, as listings write it
+    ("квартира 60 м.кв.", {"min_area": 54.0, "max_area": 66.0, "property_type": "apartment"}),
+    ("квартира 60 метрів квадратних", {"min_area": 54.0, "max_area": 66.0}),
+    ("будинок 120 м кв з ділянкою", {"min_area": 108.0, "property_type": "house"}),
     ("60 кв", {"min_area": 54.0, "property_type": None}),
     ("ділянка 10 соток кв", {"min_area": 900.0, "property_type": "land"}),
     # bedrooms count as rooms, in every language (as "3 bedroom flat" does)
@@ -1078,3 +1082,12 @@ def test_near_a_name_that_is_a_city_too_is_no_station_and_a_district_takes_its_n
     sykhiv = read("квартира біля Сихова", gazetteer)
     assert sykhiv.filters["district"] == "Сихівський"
     assert sykhiv.text == ""
+
+
+def test_an_area_with_its_metres_first_leaves_no_unit_in_the_text(gazetteer):
+    # "м.кв." was a distance's metres and a flat's "кв": no area, "55 м кв" left to search
+    reading = read("квартира 2 кім. 55 м.кв. 5/9 поверх", gazetteer)
+    assert reading.filters["min_area"] == 49.5 and reading.filters["max_area"] == 60.5
+    assert reading.text == ""
+    assert read("квартира 55 метрів квадратних", gazetteer).text == ""
+    assert read("500 м до метро", gazetteer).filters == {"max_metro_distance": 500}
