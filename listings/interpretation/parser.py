@@ -148,6 +148,10 @@ def property_type_named(value: str, property_types: Mapping[str, str]) -> str | 
     return str(slug) if slug in property_types else None
 
 
+# How a place read is named on its chip (as read_metro names a station said with "метро").
+PLACE_LABELS = {"district": "{} (район)", "metro_station": "метро {}"}
+
+
 def _near_before(r: Request, i: int) -> int | None:
     """Where a "near" said right before token i starts: "біля", "поруч з", "недалеко від",
     "close to"; None when none is."""
@@ -218,7 +222,7 @@ def _places(r: Request) -> None:
             if either is not None:
                 end = either  # "у Києві або Львові": no filter says either; both stay text
             elif not dropped_if_negated(r, i, end):  # "не в Києві", "але не на Сихові"
-                label = place.value + (" (район)" if place.column == "district" else "")
+                label = PLACE_LABELS.get(place.column, "{}").format(place.value)
                 r.take(start, end, label, {place.column: place.value})
             i, taken = end, True
             break

@@ -1070,6 +1070,7 @@ def test_a_station_said_after_near_is_the_station_with_its_near(gazetteer, text)
     assert reading.filters == {"property_type": "apartment", "metro_station": "Арсенальна"}
     assert reading.text == ""
     assert reading.corrected == {}  # "near" was reported as a typo of "year"
+    assert [chip.label for chip in reading.chips][-1] == "метро Арсенальна"
 
 
 def test_near_a_name_that_is_a_city_too_is_no_station_and_a_district_takes_its_near(gazetteer):
