@@ -72,15 +72,16 @@ def read_year(r: Request) -> None:
         if year is None or {"min_building_year", "max_building_year"} & r.filters.keys():
             continue
         start, low, high = _year_bounds(r, i, year)
-        end = i + 1
+        end, decade = i + 1, False
         if r.low(end) in DASHES and r.low(end + 1) in {"х", "ті", "ых", "их", "ые"}:
             low, high, end = year, year + 9, end + 2  # a decade: "1990-х"
+            decade = year % 10 == 0  # said as years even without "років" ("будинок 1960-х")
         elif r.low(end) in DASHES | RANGE_TO | AND_WORDS and (other := _year_at(r, end + 1)):
             low, high, end = min(year, other), max(year, other), end + 2
         # "2015-го року"; "після 2020-го": an ordinal ending after "після", "до", "з" says a
         # year, its word unsaid
         end, suffixed, worded = r.past_year(end)
-        said = (suffixed and start < i) or worded
+        said = (suffixed and start < i) or worded or decade
         if r.low(end) in ALTERNATIVES - {"/"} and low == high:
             # "2015 року і пізніше", "2000 or earlier"
             if r.has(end + 1, YEAR_AFTER):
@@ -133,6 +134,8 @@ def read_age(r: Request) -> None:
             older, strict, start = r.has(j, AGE_OLDER), True, j
             if r.has(j - 1, NEGATIONS):
                 older, strict, start = not older, False, j - 1  # "не старше": at most
+        elif r.low(j) in {"до", "up"} and r.free(j) and r.has(j - 1, BUILDING_NOUNS):
+            older, strict, start = False, False, j  # "будинок до 10 років": at most 10 old
         elif r.low(end) == "old":
             op, start = r.operator(i)  # "less than 10 years old", "over 50 years old"
             if op not in {"min", "max"}:

@@ -548,6 +548,9 @@ NOT_READ = [
     # a house in the locative after "у", with describing words between, is the building a
     # flat is in ("будинку" reads as an accusative too); a private house is the house itself
     ("студія в новому будинку", {"rooms_count": 1}, ["property_type"]),
+    # "до N років" is a building's age only after the building: a person's, a lease's not
+    ("здам квартиру для дітей до 10 років", {}, ["min_building_year", "max_building_year"]),
+    ("оренда до 10 років", {}, ["min_building_year", "max_building_year"]),
     ("двокімнатна у новому цегляному будинку", {"rooms_count": 2}, ["property_type"]),
     ("студія в будинку з ліфтом", {"rooms_count": 1}, ["property_type"]),
     ("пентхаус в новому будинку", {"property_type": "apartment"}, []),
@@ -920,6 +923,14 @@ def test_a_word_of_thousands_of_letters_is_read_without_exhausting_the_stack(gaz
         ("будинок не молодше 50 років", {"max_building_year": 1976}),
         ("apartment in a building less than 10 years old", {"min_building_year": 2017}),
         ("house at least 50 years old", {"max_building_year": 1976}),
+        # "до" after the building: up to that age
+        ("квартира в будинку до 10 років", {"min_building_year": 2016}),
+        ("новобудова до 3 років", {"min_building_year": 2023}),
+        # a decade needs no "років": "1960-х" is years
+        (
+            "квартира в цегляному будинку 1960-х",
+            {"min_building_year": 1960, "max_building_year": 1969},
+        ),
     ],
 )
 def test_a_buildings_age_counts_from_this_year(gazetteer, text, expected):
