@@ -47,10 +47,23 @@ def cyrillic_lookalikes(word: str) -> str:
     return word.translate(_LOOKALIKES)
 
 
+# Dictionary analyses that do not make a word known: a colloquial spelling ("кватира" is
+# one of "квартира" to pymorphy3's Ukrainian dictionary) and a person's name ("кеєві", a
+# form of the name "Кей"): to a reader, typos of the words the parser knows.
+NOT_KNOWING = frozenset({"Infr", "Name", "Surn", "Patr"})
+
+
 @functools.lru_cache(maxsize=20_000)
 def known_word(word: str) -> bool:
-    """A dictionary word of Ukrainian or Russian (not a guess of pymorphy3's)."""
-    return bool(analyzer("uk").word_is_known(word) or analyzer("ru").word_is_known(word))
+    """A dictionary word of Ukrainian or Russian (not a guess of pymorphy3's), other than a
+    colloquial spelling or a person's name (NOT_KNOWING)."""
+    for lang in ("uk", "ru"):
+        if not analyzer(lang).word_is_known(word):
+            continue
+        for parse in analyzer(lang).parse(word):
+            if parse.is_known and not NOT_KNOWING & set(parse.tag.grammemes):
+                return True
+    return False
 
 
 class Vocabulary:

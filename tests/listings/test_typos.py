@@ -90,10 +90,22 @@ def test_two_places_one_letter_away_correct_nothing():
 
 
 def test_a_correction_left_in_the_text_is_not_reported(gazetteer):
-    # "кватира" is a dictionary word to pymorphy3: left as it is, and nothing claimed.
-    reading = read("кватира у Львові", gazetteer)
+    # "кухна" is one letter from "кухня", which says nothing without its size: the word
+    # stays in the text, and no correction is claimed
+    reading = read("кухна у Львові", gazetteer)
     assert reading.filters == {"city": "Львів"}
-    assert "кватира" not in reading.corrected
+    assert "кухна" in reading.text
+    assert "кухна" not in reading.corrected
+
+
+def test_a_colloquial_spelling_or_a_name_in_the_dictionary_is_still_a_typo(gazetteer):
+    # pymorphy3's Ukrainian dictionary has "кватира" as a colloquial word: it was left to
+    # the text search, the flat unread
+    reading = read("кватира у Львові", gazetteer)
+    assert reading.filters == {"city": "Львів", "property_type": "apartment"}
+    assert reading.corrected == {"кватира": "квартира"}
+    # a dictionary word that is no name nor colloquial stays as it is
+    assert read("квартирна плата", gazetteer).corrected == {}
 
 
 def test_lookalikes_need_a_mostly_cyrillic_word():
