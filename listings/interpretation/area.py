@@ -24,6 +24,9 @@ PLOT_LABELS = {"sotka": "сот.", "hectare": "га"}
 # A bare area ("квартира 50 м²") is taken as this share either side; a bare kitchen ("кухня
 # 12 м²") or living area as this share under it and up: nobody turns down more of either.
 BARE_AREA_SPREAD = 0.1
+# The words for an area that make a number right after them square metres ("площа 60").
+AREA_NOUNS = frozenset({"площа", "площадь", "метраж", "area"})
+MIN_UNSAID_AREA = 10
 # The kitchens a number without a unit may be ("кухня 9"), m².
 KITCHEN_M2 = (3, 60)
 
@@ -42,6 +45,8 @@ def read_area(r: Request) -> None:
             bare = op is None and quantity.high is None
             _part_area(r, "kitchen", start - 1, end, low, high, bare=bare)
             continue
+        if _area_unsaid(r, quantity, start, op):
+            quantity.unit = "area"  # "площа 60", "площею від 50 до 70": m², the unit unsaid
         if quantity.unit is None or rooms_and_flat(r, quantity):
             continue
         if op == "max" and r.low(start) == "по" and quantity.high is None:
@@ -88,10 +93,28 @@ def read_area(r: Request) -> None:
             low, high, label = _about(quantity.low)
         else:
             label = range_label(low, high, "м²")
-        if start > 0 and r.has(start - 1, AREA_CUES) and r.low(start - 1).startswith("площ"):
+        if start > 0 and r.has(start - 1, AREA_NOUNS):
             start -= 1
         values = {"min_area": low, "max_area": high}
         r.take(start, end, label, {k: v for k, v in values.items() if v is not None})
+
+
+def _area_unsaid(r: Request, quantity: Quantity, start: int, op: str | None) -> bool:
+    """Whether a number without a unit right after a word for the area ("площа 60") is one
+    in m²; a range's far end without its unit too ("площею від 50 до 70"), taken into
+    `quantity`. A number below MIN_UNSAID_AREA is none ("площа 2")."""
+    if quantity.unit is not None or quantity.currency is not None:
+        return False
+    if not r.has(start - 1, AREA_NOUNS) or quantity.low < MIN_UNSAID_AREA:
+        return False
+    if r.has(start - 2, PROPERTY_WORDS) and r.value(start - 2, PROPERTY_WORDS) == "land":
+        return False  # "ділянка площею 10": sotky as likely as m²
+    if quantity.high is None and op in {"min", "between"} and r.joined(op, quantity.end):
+        following = r.quantity(quantity.end + 1)
+        plain = following is not None and following.unit is None and following.mult is None
+        if following is not None and plain and following.currency is None:
+            quantity.high, quantity.end = following.low, following.end
+    return True
 
 
 def read_area_parts(r: Request) -> None:

@@ -1103,3 +1103,27 @@ def test_an_area_with_its_metres_first_leaves_no_unit_in_the_text(gazetteer):
     assert reading.text == ""
     assert read("квартира 55 метрів квадратних", gazetteer).text == ""
     assert read("500 м до метро", gazetteer).filters == {"max_metro_distance": 500}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("квартира Київ площа 60", {"min_area": 54.0, "max_area": 66.0}),
+        ("квартира площею від 50 до 70", {"min_area": 50.0, "max_area": 70.0}),
+        ("apartment area 60", {"min_area": 54.0, "max_area": 66.0}),
+        ("квартира метраж 45", {"min_area": 40.5, "max_area": 49.5}),
+    ],
+)
+def test_a_number_after_a_word_for_the_area_is_square_metres(gazetteer, text, expected):
+    # an agent's keywords ("площа 60") left the number, and the word, to the text search
+    reading = read(text, gazetteer)
+    assert {k: v for k, v in reading.filters.items() if k.endswith("_area")} == expected
+    assert reading.text == ""
+
+
+def test_a_number_after_a_word_for_the_area_that_is_no_flats_area(gazetteer):
+    assert "min_area" not in read("квартира площа 2", gazetteer).filters  # too small
+    assert "min_area" not in read("ділянка площею 10", gazetteer).filters  # sotky or m²
+    assert read("квартира з площею кухні 10", gazetteer).filters.get("min_area") is None
+    house = read("будинок площею 120 і ділянка 10 соток", gazetteer)
+    assert (house.filters["min_area"], house.filters["max_area"]) == (108.0, 132.0)
