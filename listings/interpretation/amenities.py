@@ -101,6 +101,10 @@ def read_parking(r: Request) -> None:
             if _a_place_in(r, start) and "garage" in r.property_types:
                 start, values = start - 2, {**values, "property_type": "garage"}
             _take(r, i - 1, start, i + 1, PARKING_LABELS[value], values)
+        elif r.has(i, PARKING_NOUNS) and r.has(i + 1, PARKING_WORDS):
+            # "паркінг підземний": an agent's keywords, the kind after the noun
+            value = str(r.value(i + 1, PARKING_WORDS))
+            _take(r, i, r.with_start(i), i + 2, PARKING_LABELS[value], {"parking_type": value})
         elif r.has(i, PARKING_NOUNS) and r.has(i - 1, WITHOUT):
             r.take(i - 1, i + 1, "без паркінгу", {"has_parking": False})
         elif r.has(i, PARKING_NOUNS):

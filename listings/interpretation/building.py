@@ -165,6 +165,9 @@ def read_renovation(r: Request) -> None:
             value, start, end = "none", i, i + 2
         elif r.has(i + 1, RENOVATION_NOUNS) and r.has(i, RENOVATION_WORDS):
             value, end = r.value(i, RENOVATION_WORDS), i + 2
+        elif r.has(i, RENOVATION_NOUNS) and r.has(i + 1, RENOVATION_WORDS):
+            # "ремонт євро", "ремонт косметичний": an agent's keywords, the kind after the noun
+            value, end = r.value(i + 1, RENOVATION_WORDS), i + 2
         elif r.has(i, RENOVATION_WORDS) and "ремонт" in r.low(i):
             value = r.value(i, RENOVATION_WORDS)
         elif any("ремонт" in key for key in r.keys[i]):

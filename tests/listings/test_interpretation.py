@@ -114,6 +114,11 @@ CASES = [
     ("1к кв.", {"rooms_count": 1, "property_type": "apartment"}),
     ("продам кв у Львові", {"property_type": "apartment", "city": "Львів"}),
     ("квартира 60 кв м", {"min_area": 54.0, "max_area": 66.0}),
+    # an agent's keywords: the kind after its noun
+    ("квартира Київ ремонт євро", {"renovation_status": "euro", "city": "Київ"}),
+    ("квартира ремонт косметичний", {"renovation_status": "cosmetic"}),
+    ("квартира Київ паркінг підземний", {"parking_type": "underground", "city": "Київ"}),
+    ("квартира з паркінгом підземним", {"parking_type": "underground"}),
     # the metres first, as listings write it
     ("квартира 60 м.кв.", {"min_area": 54.0, "max_area": 66.0, "property_type": "apartment"}),
     ("квартира 60 метрів квадратних", {"min_area": 54.0, "max_area": 66.0}),
