@@ -62,6 +62,8 @@ def read_heating(r: Request) -> None:
         value, end = None, i + 1
         if r.has(i, HEATING_WORDS) and r.has(i + 1, HEATING_NOUNS):
             value, end = str(r.value(i, HEATING_WORDS)), i + 2
+        elif r.has(i, HEATING_NOUNS) and r.has(i + 1, HEATING_WORDS):
+            value, end = str(r.value(i + 1, HEATING_WORDS)), i + 2  # "опалення автономне"
         elif r.has(i, HEATING_ALONE):
             value = str(r.value(i, HEATING_ALONE))
         elif r.has(i, WARM) and r.has(i + 1, FLOOR_SURFACE | HEATING_NOUNS):
@@ -81,6 +83,11 @@ def read_bathroom(r: Request) -> None:
             value = str(r.value(i - 1, BATHROOM_WORDS))
         elif (r.count(i - 1) or 0) >= 2:  # "2 санвузли", "з двома санвузлами"
             value = "multiple"
+        elif r.has(i + 1, BATHROOM_WORDS):  # "санвузол роздільний": the kind after the noun
+            value = str(r.value(i + 1, BATHROOM_WORDS))
+            label = BATHROOM_LABELS[value]
+            _take(r, i + 1, r.with_start(i), i + 2, label, {"bathroom_type": value})
+            continue
         else:
             continue
         _take(

@@ -119,6 +119,9 @@ CASES = [
     ("квартира ремонт косметичний", {"renovation_status": "cosmetic"}),
     ("квартира Київ паркінг підземний", {"parking_type": "underground", "city": "Київ"}),
     ("квартира з паркінгом підземним", {"parking_type": "underground"}),
+    ("квартира опалення автономне", {"heating_type": "autonomous"}),
+    ("квартира санвузол роздільний", {"bathroom_type": "separate"}),
+    ("квартира з санвузлом суміщеним", {"bathroom_type": "combined"}),
     # the metres first, as listings write it
     ("квартира 60 м.кв.", {"min_area": 54.0, "max_area": 66.0, "property_type": "apartment"}),
     ("квартира 60 метрів квадратних", {"min_area": 54.0, "max_area": 66.0}),
