@@ -44,6 +44,8 @@ from .words import (
     OUTSKIRTS,
     PLACE_PREPS,
     PROPERTY_WORDS,
+    ROOM_UNITS,
+    ROOMS_WORDS,
     STOP_WORDS,
     VIEW_PREPS,
     VIEW_WORDS,
@@ -83,6 +85,7 @@ def _property(r: Request) -> None:
             found += [] if r.area_ending(i) else [(i, "apartment")]
     if not found:
         _kind_of_property(r)
+        _flat_agreed(r)
         return
     for (i, slug), (k, other) in itertools.pairwise(found):
         if other != slug and k == i + 2 and r.low(i + 1) in ALTERNATIVES:
@@ -127,6 +130,29 @@ def _kind_of_property(r: Request) -> None:
             r.filters["property_type"] = slug
             label = f"{r.property_types[slug]} ({r.tokens[i].text})"
             r.chips.append(Chip(label, ("property_type",), r.tokens[i].start, r.tokens[i].end))
+            return
+
+
+# The rooms words an adjective agrees with a flat in ("двокімнатна", "3-кімнатна").
+ROOMS_ADJECTIVES = frozenset(ROOMS_WORDS) | ROOM_UNITS
+
+
+def _flat_agreed(r: Request) -> None:
+    """With no property said, rooms said by a feminine adjective are a flat's: "двокімнатна
+    у новому будинку", "3-кімнатна в Києві" (the «квартира» it agrees with is unsaid;
+    "двокімнатний будинок" names its house)."""
+    if "property_type" in r.filters or "rooms_count" not in r.filters:
+        return
+    if "apartment" not in r.property_types:
+        return
+    for i, token in enumerate(r.tokens):
+        if token.kind != "word" or not r.used[i] or not r.keys[i] & ROOMS_ADJECTIVES:
+            continue
+        forms = grammemes(r.low(i))
+        if {"ADJF", "femn"} <= forms and not {"masc", "neut", "plur"} & forms:
+            r.filters["property_type"] = "apartment"
+            label = f"{r.property_types['apartment']} ({token.text})"
+            r.chips.append(Chip(label, ("property_type",), token.start, token.end))
             return
 
 

@@ -559,7 +559,16 @@ NOT_READ = [
     # "до N років" is a building's age only after the building: a person's, a lease's not
     ("здам квартиру для дітей до 10 років", {}, ["min_building_year", "max_building_year"]),
     ("оренда до 10 років", {}, ["min_building_year", "max_building_year"]),
-    ("двокімнатна у новому цегляному будинку", {"rooms_count": 2}, ["property_type"]),
+    # ... and a feminine rooms word with no property said agrees with an unsaid «квартира»
+    (
+        "двокімнатна у новому цегляному будинку",
+        {"rooms_count": 2, "property_type": "apartment", "building_type": "brick"},
+        [],
+    ),
+    ("двокімнатний будинок", {"rooms_count": 2, "property_type": "house"}, []),
+    ("двокімнатна дача", {"rooms_count": 2, "property_type": "house"}, []),
+    ("3-кімнатна в Києві", {"rooms_count": 3, "property_type": "apartment"}, []),
+    ("3 кімнати в Києві", {"rooms_count": 3}, ["property_type"]),
     ("студія в будинку з ліфтом", {"rooms_count": 1}, ["property_type"]),
     ("пентхаус в новому будинку", {"property_type": "apartment"}, []),
     ("житло у приватному будинку", {"property_type": "house"}, []),
