@@ -96,6 +96,8 @@ def read_year(r: Request) -> None:
             continue
         if any(r.has(k, PUBLISHED) for k in range(max(0, start - 3), start)):
             continue
+        if r.has(end, PUBLISHED):
+            continue  # "2024 рік публікації": when the listing was published
         if built is None and r.low(start - 1) in {"на", "за", "for"}:
             continue  # "оренда на 2026 рік", "ціни за 2024 рік": a year of the deal, the data
         before = start - 2 if r.low(start - 1) in {"у", "в", "in", "of"} else start - 1

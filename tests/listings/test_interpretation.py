@@ -630,6 +630,7 @@ NOT_READ = [
     ("кухня 100", {}, ["min_kitchen_area"]),
     # a year the listing was published, a price, a ride: no building year, no distance
     ("оголошення з 2024 року", {}, ["min_building_year", "max_building_year"]),
+    ("квартира 2024 року публікації", {}, ["min_building_year", "max_building_year"]),
     ("оренда квартири на 2026 рік", {}, ["min_building_year", "max_building_year"]),
     ("ціни на квартири за 2024 рік", {}, ["min_building_year", "max_building_year"]),
     ("квартира за 2015 доларів", {"max_price": 2015}, ["min_building_year"]),
