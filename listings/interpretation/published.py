@@ -45,6 +45,11 @@ def read_published(r: Request) -> None:
                 start -= 1
         elif r.has(i, TODAY_WORDS) and _said_of_publishing(r, i):
             since, start, end = r.today - datetime.timedelta(int(r.value(i, TODAY_WORDS))), i, i + 1
+        elif r.has(i, THIS) and r.has(i + 1, PERIOD_UNITS) and _this_period_published(r, i):
+            # "оголошення цього тижня", "опубліковані цього місяця", "listings this week":
+            # since the period began (a week on Monday)
+            since = _period_start(r.today, str(r.value(i + 1, PERIOD_UNITS)))
+            start, end = i, i + 2
         else:
             continue
         if r.low(start - 1) in PERIOD_PREPS and r.free(start - 1):
@@ -101,6 +106,27 @@ def _publishing_verb(r: Request, k: int) -> bool:
     """Whether token k is a free word for publishing ("опубліковані", "posted"), not for the
     listings themselves ("оголошення", which an order may read: "свежие объявления")."""
     return r.has(k, PUBLISHED) and not r.has(k, LISTING_NOUNS) and r.free(k)
+
+
+# "цього", "этой", "this" before a period: the one today is in.
+THIS = frozenset({"цей", "этот", "this", "поточний", "текущий"})
+
+
+def _this_period_published(r: Request, i: int) -> bool:
+    """Whether "цього тижня" at i says when listings were published: a word for publishing
+    or listings just before or after it ("будинок цього року" is no listing's date)."""
+    return r.free(i + 1) and any(r.has(k, PUBLISHED) for k in (i - 3, i - 2, i - 1, i + 2))
+
+
+def _period_start(today: datetime.date, unit: str) -> datetime.date:
+    """The first day of the day, week (Monday), month or year `today` is in."""
+    if unit == "week":
+        return today - datetime.timedelta(days=today.weekday())
+    if unit == "month":
+        return today.replace(day=1)
+    if unit == "year":
+        return today.replace(month=1, day=1)
+    return today
 
 
 def _said_of_publishing(r: Request, i: int) -> bool:

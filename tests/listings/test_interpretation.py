@@ -1053,6 +1053,12 @@ DAY = datetime.date(2026, 3, 31)
         ("свежие объявления за неделю", datetime.date(2026, 3, 24), "свежие"),
         ("квартири опубліковані вчора", datetime.date(2026, 3, 30), ""),
         ("оголошення за сьогодні", DAY, ""),
+        # this period: since it began (31 March 2026 is a Tuesday)
+        ("оголошення цього тижня у Львові", datetime.date(2026, 3, 30), ""),
+        ("квартири опубліковані цього місяця", datetime.date(2026, 3, 1), ""),
+        ("listings this week in Kyiv", datetime.date(2026, 3, 30), ""),
+        ("объявления за этот месяц", datetime.date(2026, 3, 1), ""),
+        ("будинок цього року", None, "цього року"),  # no listing's date
         # since when, said with a word for publishing or listings
         ("оголошення з 2024 року", datetime.date(2024, 1, 1), ""),
         ("оголошення після 2024 року", datetime.date(2025, 1, 1), ""),
