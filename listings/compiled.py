@@ -72,7 +72,7 @@ _TEXTS = ("\x1fvmk-placeholder-text\x1f", "\x1fvmk-placeholder-words\x1f")
 TEXT = Placeholder(_TEXTS, _TEXTS)
 
 
-def _typed(kind: type, number: int) -> Placeholder:
+def typed_placeholder(kind: type, number: int) -> Placeholder:
     """Placeholder `number` for values of `kind` (its stand-ins differ from any other's)."""
     if kind is str:
         texts = (f"\x1fvmk-placeholder-{number}-a\x1f", f"\x1fvmk-placeholder-{number}-b\x1f")
@@ -91,7 +91,7 @@ def _typed(kind: type, number: int) -> Placeholder:
 
 def text_placeholder(number: int) -> Placeholder:
     """Text placeholder `number`, for a statement with several texts (TEXT is the first's)."""
-    return _typed(str, number)
+    return typed_placeholder(str, number)
 
 
 def _kind(value: Any) -> type | None:
@@ -116,7 +116,7 @@ def values_shape(
     names = tuple(values)
     kinds = tuple(_kind(value) for value in values.values())
     slots = [
-        (_typed(kind, number), values[name])
+        (typed_placeholder(kind, number), values[name])
         for number, (name, kind) in enumerate(zip(names, kinds, strict=True))
         if kind is not None
     ]

@@ -243,9 +243,13 @@ class PropertyListingQuerySet(models.QuerySet):
         filters: Filters,
         rates: Mapping[str, float],
         vocabulary: Vocabulary | None = None,
+        *,
+        windows: Mapping[str, tuple[Any, Any]] | None = None,
     ) -> PropertyListingQuerySet:
         """Rows matching `filters` (resolved: see filters.resolve_filters); `vocabulary`
-        gives the raw spellings of enum values and currencies present in the table."""
+        gives the raw spellings of enum values and currencies present in the table;
+        `windows`, each listing currency's price bounds as given (price_windows' values,
+        or filterslots' placeholders), instead of those of min_price and max_price."""
         q = Q()
         for name in ("city", "district", "metro_station", "property_type_id"):
             value = getattr(filters, name)
@@ -264,7 +268,9 @@ class PropertyListingQuerySet(models.QuerySet):
             # none recorded as such; NULL says nothing either way
             no_parking = enum_condition("parking_type", "none", vocabulary)
             q &= ~no_parking & Q(parking_type__isnull=False) if filters.has_parking else no_parking
-        if filters.min_price is not None or filters.max_price is not None:
+        if windows is not None:
+            q &= price_windows_condition(windows, vocabulary)
+        elif filters.min_price is not None or filters.max_price is not None:
             q &= price_bounds(
                 filters.min_price, filters.max_price, filters.currency, rates, vocabulary
             )

@@ -18,6 +18,7 @@ from ..apostrophes import AS_ASCII
 from ..compiled import TEXT, Placeholder, Settings, Shape, Statements, text_placeholder
 from ..errors import QueryTimeout
 from ..filters import Filters
+from ..filterslots import FilterValues, filter_values
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet, substring_pattern
 from ..results import SearchPage
@@ -230,15 +231,18 @@ class TextRanking:
     matched: Callable[..., PropertyListingQuerySet]  # every match (to count)
     shape: tuple[Any, ...]  # what else decides the SQL (the key of its statements)
     keep: tuple[Any, ...]  # objects `shape` names by id()
+    values: FilterValues  # the filters' values, sent after the words
 
     @property
     def slots(self) -> list[tuple[Placeholder, Any]]:
         if self.mode == "ilike_fallback":
-            return [(text_placeholder(n), word) for n, word in enumerate(self.words)]
-        return [(TEXT, word) for word in self.words]
+            words = [(text_placeholder(n), word) for n, word in enumerate(self.words)]
+        else:
+            words = [(TEXT, word) for word in self.words]
+        return words + self.values.slots
 
     def args(self) -> tuple[Any, ...]:
-        return self.words
+        return (*self.words, *self.values.values)
 
 
 def _text_ranked(
@@ -251,26 +255,30 @@ def _text_ranked(
     """
     text = one_apostrophe(text) if text is not None else None
     vocabulary, rates, config = live_vocabulary(), _rates(), _fts_config()
-    # What decides the SQL besides the mode and order (the ranked candidates' LIMIT too).
+    # What decides the SQL besides the mode and order (the ranked candidates' LIMIT too);
+    # the filters' values are placeholders after the words (filterslots).
     candidates = settings.FTS_RANK_CANDIDATES
-    shape = (filters.model_dump_json(), config, candidates, id(vocabulary), id(rates))
+    given = filter_values(filters, rates)
+    shape = (given.key, config, candidates, id(vocabulary), id(rates))
     keep = (vocabulary, rates)
+    count = len(given.values)
 
-    def filtered() -> PropertyListingQuerySet:
-        return PropertyListing.objects.filtered(filters, rates, vocabulary)
+    def split(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], PropertyListingQuerySet]:
+        """A statement's arguments: its words, and the filtered listings of its values."""
+        words = args[: len(args) - count]
+        return words, given.queryset(args[len(words) :], rates, vocabulary)
 
     mode = "filter"
     if text is not None:
         mode = "fulltext"
 
-        def exists(words: str) -> Any:
-            return (
-                filtered().filter(search_vector=_tsquery(words, "fulltext", config)).only("id")[:1]
-            )
+        def exists(*args: Any) -> Any:
+            (words,), filtered = split(args)
+            return filtered.filter(search_vector=_tsquery(words, "fulltext", config)).only("id")[:1]
 
         check = Shape(("exists", *shape), exists, keep)
         with _database():
-            found = _TEXT.objects(check, [(TEXT, text)], LISTINGS, BY_GIN_INDEX)
+            found = _TEXT.objects(check, [(TEXT, text), *given.slots], LISTINGS, BY_GIN_INDEX)
         if not found:
             mode = "fulltext_any_word" if any_word_fallback else "ilike_fallback"
     words: tuple[str, ...] = ()
@@ -282,14 +290,15 @@ def _text_ranked(
     if mode in {"filter", "ilike_fallback"} and sort_by == "relevance":
         sort_by = "date_desc"
 
-    def matched(*args: str) -> PropertyListingQuerySet:
+    def matched(*args: Any) -> PropertyListingQuerySet:
+        words, filtered = split(args)
         if mode == "filter":
-            return filtered()
+            return filtered
         if mode == "ilike_fallback":
-            return filtered().containing_patterns(args)
-        return filtered().matching(_tsquery(args[0], mode, config))
+            return filtered.containing_patterns(words)
+        return filtered.matching(_tsquery(words[0], mode, config))
 
-    def page(*args: str) -> PropertyListingQuerySet:
+    def page(*args: Any) -> PropertyListingQuerySet:
         qs = matched(*args)
         if mode in {"fulltext", "fulltext_any_word"}:
             query = _tsquery(args[0], mode, config)
@@ -302,7 +311,7 @@ def _text_ranked(
             qs = qs.with_price_in("USD", rates, vocabulary)
         return qs.sorted_by(sort_by)
 
-    return TextRanking(mode, words, page, matched, (mode, sort_by, len(words), *shape), keep)
+    return TextRanking(mode, words, page, matched, (mode, sort_by, len(words), *shape), keep, given)
 
 
 class CappedCount(Subquery):

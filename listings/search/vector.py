@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import operator
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +34,7 @@ from ..errors import (
     NotFound,
 )
 from ..filters import Filters
+from ..filterslots import filter_values
 from ..models import PropertyListing
 from ..querysets import PropertyListingQuerySet, QueryVector
 from ..results import SOURCE_FIELDS, SearchPage
@@ -244,20 +245,28 @@ def _neighbours(
 
     vocabulary, rates = live_vocabulary(), _rates()
     filters_json = filters.model_dump_json()
+    # the filters' values: placeholders after the vector and the id left out (filterslots)
+    given = filter_values(filters, rates)
 
-    def kept(*, usable: bool, excluded: int | None = exclude_id) -> PropertyListingQuerySet:
+    def kept(
+        *, usable: bool, excluded: int | None = exclude_id, values: tuple[Any, ...] = given.values
+    ) -> PropertyListingQuerySet:
         """The filtered listings with a vector: `usable` leaves out all-zero ones too (their
         norm is checked), else only NULLs (the HNSW index holds no zero vector, and the
         exact ranking leaves their NaN distances out)."""
-        rows = PropertyListing.objects.filtered(filters, rates, vocabulary)
+        rows = given.queryset(values, rates, vocabulary)
         if exclude_id is not None:
             rows = rows.exclude(id=excluded)
         return rows.with_embedding() if usable else rows.filter(embedding__isnull=False)
 
     def ranking(
-        query_vector: QueryVector, excluded: int | None = exclude_id, *, usable: bool
+        query_vector: QueryVector,
+        excluded: int | None = exclude_id,
+        *,
+        usable: bool,
+        values: tuple[Any, ...] = given.values,
     ) -> PropertyListingQuerySet:
-        ranked = kept(usable=usable, excluded=excluded).nearest(query_vector)
+        ranked = kept(usable=usable, excluded=excluded, values=values).nearest(query_vector)
         if min_similarity is not None:
             ranked = ranked.filter(distance__lte=1.0 - min_similarity)
         return ranked
@@ -265,31 +274,48 @@ def _neighbours(
     if not cards and metric != "cosine":
         raise ValueError("neighbours without their cards are ranked by cosine distance only")
 
+    def unpacked(rest: tuple[Any, ...]) -> tuple[int | None, tuple[Any, ...]]:
+        """A statement's arguments after the vector: the id left out, if any, and the
+        filters' values."""
+        return (None, rest) if exclude_id is None else (rest[0], rest[1:])
+
     def page(usable: bool) -> Any:
-        def build(query_vector: QueryVector, excluded: int | None = exclude_id) -> Any:
-            ranked = ranking(query_vector, excluded, usable=usable)
+        def build(query_vector: QueryVector, *rest: Any) -> Any:
+            excluded, values = unpacked(rest)
+            ranked = ranking(query_vector, excluded, usable=usable, values=values)
             if not cards:
                 return ranked.only("id")[:count]
             return ranked.with_metric(query_vector, metric).cards()[:count]
 
         return build
 
-    def distances_of(query_vector: QueryVector, excluded: int | None = exclude_id) -> Any:
-        ranked = ranking(query_vector, excluded, usable=False)
+    def distances_of(query_vector: QueryVector, *rest: Any) -> Any:
+        excluded, values = unpacked(rest)
+        ranked = ranking(query_vector, excluded, usable=False, values=values)
         return ranked.order_by().values("id", "distance")
 
     slots: list[tuple[Placeholder, Any]] = [(VECTOR, encoded)]
     if exclude_id is not None:
         slots.append((ID, exclude_id))
+    slots += given.slots
     context = (vocabulary, rates)  # the statement keeps them: its key names them by id()
 
     def key(kind: object) -> tuple[Any, ...]:
         # the page (kind: whether norms are checked) or the exact ranking's "distances"
-        shape = (filters_json, exclude_id is None, min_similarity, metric, count, cards)
+        shape = (given.key, exclude_id is None, min_similarity, metric, count, cards)
         return ("vector", kind, *shape, id(vocabulary), id(rates))
 
     def page_shape(usable: bool) -> Shape:
         return Shape(key(usable), page(usable), context)
+
+    def rows_kept(*rest: Any) -> Any:
+        excluded, values = unpacked(rest)
+        return kept(usable=True, excluded=excluded, values=values).order_by().values("pk")
+
+    def planned_rows() -> int:
+        """The planner's estimate of the rows kept: EXPLAIN of a statement compiled once
+        per filter names, as the pages are (the ORM's explain() compiled it each call)."""
+        return _plan_rows(_PAGES.plan(Shape(key("kept"), rows_kept, context), slots[1:], LISTINGS))
 
     rows: list[Any] | None = None
     total, exact = 0, False
@@ -300,7 +326,7 @@ def _neighbours(
     with _database():
         estimate = vectorplan.remembered_estimate(
             (filters_json, exclude_id is None),
-            lambda: _rows_kept(kept(usable=True), kept(usable=False)),
+            lambda: _rows_kept(planned_rows, kept(usable=False)),
         )
         # Without an HNSW index the "index" path would be a slower exact scan: skip it.
         if indexes and not _ranked_by_a_scan(estimate):
@@ -351,14 +377,19 @@ def _neighbours(
 COUNTED_FROM_SHARE = 0.25
 
 
-def _rows_kept(base: PropertyListingQuerySet, countable: PropertyListingQuerySet) -> int:
+def _plan_rows(plan: dict[str, Any]) -> int:
+    """The planner's estimate of the rows a plan's top node returns."""
+    return int(plan["Plan Rows"])
+
+
+def _rows_kept(estimated: Callable[[], int], countable: PropertyListingQuerySet) -> int:
     """How many listings the filters keep, as the path choice needs it: the planner's
     estimate, or, where that says the exact scan but is within 4x of its limit, the rows
     counted up to EXACT_VECTOR_SEARCH_MAX_ROWS + 1 (without the norm check, so no vector is
     read). The planner misjudges price filters across currencies: 5 560 estimated for 19 993
     at 100 000 listings, and the exact scan of 20 000 rows took 183 ms where the index takes
     11 and the count 26."""
-    estimate = estimated_count(base)
+    estimate = estimated()
     cap = settings.EXACT_VECTOR_SEARCH_MAX_ROWS
     if not COUNTED_FROM_SHARE * cap < estimate <= cap:
         return estimate

@@ -1,0 +1,89 @@
+"""listings.filterslots: a search's statements are compiled once per filter names, and each
+call sends its own values (a new city or price compiled them again, twice each)."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+
+from listings import compiled, search
+from listings.filters import Filters
+from listings.filterslots import filter_values
+from listings.models import PropertyListing
+from listings.search.filtering import _rates, live_vocabulary
+
+pytestmark = pytest.mark.usefixtures("listings_access")
+
+# Two filter combinations of the same names, every kind of value taken out: places, whole
+# numbers, areas, prices (a window per listing currency).
+FIRST = {"city": "Київ", "min_rooms": 1, "min_area": 20, "max_price": 150000, "currency": "USD"}
+SECOND = {"city": "Львів", "min_rooms": 2, "min_area": 35.5, "max_price": 90000, "currency": "USD"}
+QUERY = "квартира з балконом"
+
+
+def _compiles(call):
+    """How many statements `call()` compiled, and what it returned."""
+    with mock.patch.object(compiled, "compile_statement", wraps=compiled.compile_statement) as spy:
+        result = call()
+    return spy.call_count, result
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        lambda filters: search.semantic_search(query=QUERY, filters=filters, limit=5),
+        lambda filters: search.fulltext_search(query="балкон", filters=filters, limit=5),
+        lambda filters: search.fulltext_search(filters=filters, sort_by="price_asc", limit=5),
+        lambda filters: search.hybrid_search(query=QUERY, filters=filters, limit=5),
+    ],
+    ids=["semantic", "fulltext", "filter", "hybrid"],
+)
+def test_new_filter_values_compile_no_statement_and_find_what_the_orm_finds(run):
+    first_compiles, _ = _compiles(lambda: run(FIRST))
+    assert first_compiles > 0  # the first of these names compiles its statements
+    again, page = _compiles(lambda: run(SECOND))
+    assert again == 0  # Львів, 2 rooms, 35.5 m², $90 000: the same statements, its values
+    assert page.listings, "the test data has listings under the second filters"
+    # every card meets the second filters, by the ORM's own reading of them
+    filters = Filters.model_validate(SECOND)
+    allowed = set(
+        PropertyListing.objects.filtered(filters, _rates(), live_vocabulary()).values_list(
+            "id", flat=True
+        )
+    )
+    assert {card.id for card in page.listings} <= allowed
+
+
+def test_a_filter_page_with_values_sent_is_the_orms_page():
+    # the filter search sorted by price: the same ids, in the same order, as the ORM's own
+    # query with the values written in (a value in the wrong place would change them)
+    search.fulltext_search(filters=FIRST, sort_by="price_asc", limit=10)  # compiled here
+    page = search.fulltext_search(filters=SECOND, sort_by="price_asc", limit=10)
+    filters = Filters.model_validate(SECOND)
+    rates, vocabulary = _rates(), live_vocabulary()
+    expected = list(
+        PropertyListing.objects.filtered(filters, rates, vocabulary)
+        .with_price_in("USD", rates, vocabulary)
+        .sorted_by("price_asc")
+        .values_list("id", flat=True)[:10]
+    )
+    assert [card.id for card in page.listings] == expected
+    assert page.total == PropertyListing.objects.filtered(filters, rates, vocabulary).count()
+
+
+def test_the_key_keeps_what_decides_the_sql_and_leaves_the_values_out():
+    rates = _rates()
+    first = filter_values(Filters.model_validate(FIRST), rates)
+    second = filter_values(Filters.model_validate(SECOND), rates)
+    assert first.key == second.key
+    assert first.values != second.values
+    # a value set or not, the currency and an enum decide the SQL: other keys
+    others = [
+        {**SECOND, "max_rooms": 3},
+        {**SECOND, "currency": "UAH"},
+        {**SECOND, "deal_type": "sale"},
+        {**SECOND, "min_price": 1000},
+    ]
+    for other in others:
+        assert filter_values(Filters.model_validate(other), rates).key != second.key, other
