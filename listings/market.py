@@ -29,6 +29,7 @@ from pgvector.django import CosineDistance
 from .compiled import ID, Shape, Statements, values_shape
 from .errors import NotFound
 from .filters import parse_filters
+from .filterslots import filter_values
 from .market_results import (
     Comparable,
     DuplicateMatch,
@@ -229,11 +230,13 @@ def price_trends(
     money = Money(currency, parsed, vocab, rates)
     # What decides the SQL of its statements, with the vocabulary and rates they are built
     # with (kept alive with them, named by id()).
-    shape = (parsed.model_dump_json(), period, bool(money.asked), id(vocab), id(rates))
+    # The filters' values are placeholders (filterslots).
+    given = filter_values(parsed, rates)
+    shape = (given.key, period, bool(money.asked), id(vocab), id(rates))
 
-    def dated() -> Any:
+    def dated(values: tuple[Any, ...]) -> Any:
         qs = (
-            PropertyListing.objects.filtered(parsed, rates, vocab)
+            given.queryset(values, rates, vocab)
             .filter(publish_date__isnull=False)
             .annotate(p=money.price(), bucket=Trunc("publish_date", period))
         )
@@ -243,16 +246,16 @@ def price_trends(
             return qs
         return qs.annotate(group=_group_value(group_by, vocab, one_city=parsed.city is not None))
 
-    def top() -> Any:
+    def top(*values: Any) -> Any:
         return (
-            dated()
+            dated(values)
             .values("group")
             .annotate(n=Count("*"))
             .order_by("-n", "group")[: MAX_TREND_GROUPS + 1]
         )
 
-    def series_of(groups: tuple[Any, ...]) -> Any:
-        qs = dated()
+    def series_of(groups: tuple[Any, ...], values: tuple[Any, ...]) -> Any:
+        qs = dated(values)
         if group_by is not None:
             qs = qs.filter(group__in=[g for g in groups if g is not None]) | (
                 qs.filter(group__isnull=True) if None in groups else qs.none()
@@ -272,14 +275,16 @@ def price_trends(
     with _database():
         if group_by is not None:
             top_shape = Shape(("top", group_by, *shape), top, (vocab, rates))
-            ranked = _TRENDS.dicts(top_shape, [], LISTINGS)
+            ranked = _TRENDS.dicts(top_shape, given.slots, LISTINGS)
             truncated = len(ranked) > MAX_TREND_GROUPS
             groups = tuple(row["group"] for row in ranked[:MAX_TREND_GROUPS])
         # The groups found are part of the statement (its IN list).
         series_shape = Shape(
-            ("series", group_by, groups, *shape), lambda: series_of(groups), (vocab, rates)
+            ("series", group_by, groups, *shape),
+            lambda *values: series_of(groups, values),
+            (vocab, rates),
         )
-        rows = _TRENDS.dicts(series_shape, [], LISTINGS)
+        rows = _TRENDS.dicts(series_shape, given.slots, LISTINGS)
     whole = money.chosen(rows)
     by_group: dict[Any, dict[str, dict[str, Any]]] = {g: {} for g in groups}
     first = last = None

@@ -20,7 +20,7 @@ from ..errors import (
     InvalidArgument,
 )
 from ..filters import Filters
-from ..models import PropertyListing
+from ..filterslots import filter_values
 from ..querysets import in_currency, price_in
 from ..results import StatsResult, StatsRow
 from ..runtime import LISTINGS, MAX_STATS_GROUPS, _database, _rates, _timing
@@ -204,11 +204,12 @@ def listing_stats(
     if currency is not None and not named:
         raise InvalidArgument(CURRENCY_UNKNOWN.format(allowed=", ".join(rates)))
     money = Money(named, parsed, vocab, rates)
+    given = filter_values(parsed, rates)  # the filters' values: placeholders (filterslots)
 
-    def priced() -> Any:
-        return PropertyListing.objects.filtered(parsed, rates, vocab).annotate(p=money.price())
+    def priced(values: tuple[Any, ...] = given.values) -> Any:
+        return given.queryset(values, rates, vocab).annotate(p=money.price())
 
-    def figures() -> Any:
+    def figures(*values: Any) -> Any:
         # Counted as COUNT(*) (or a column the filter makes non-NULL), never COUNT(id): the
         # market index holds no id, and with one the figures could not be read from it alone.
         aggregates = {
@@ -223,9 +224,11 @@ def listing_stats(
             **money.counts(),
         }
         if group_by is None:
-            return once_per_row(priced()).summary(**aggregates)
+            return once_per_row(priced(values)).summary(**aggregates)
         one_city = parsed.city is not None
-        grouped = priced().annotate(group_value=_group_value(group_by, vocab, one_city=one_city))
+        grouped = priced(values).annotate(
+            group_value=_group_value(group_by, vocab, one_city=one_city)
+        )
         return (
             once_per_row(grouped, "group_value")
             .values("group_value")
@@ -237,13 +240,13 @@ def listing_stats(
     # (else the counts per currency), and the vocabulary and rates it is built with (kept
     # alive with the statement, which names them by id()).
     shape = Shape(
-        ("stats", parsed.model_dump_json(), group_by, bool(money.asked), id(vocab), id(rates)),
+        ("stats", given.key, group_by, bool(money.asked), id(vocab), id(rates)),
         figures,
         (vocab, rates),
     )
     truncated = False
     with _database():
-        rows = _STATS.dicts(shape, [], LISTINGS)
+        rows = _STATS.dicts(shape, given.slots, LISTINGS)
         whole = money.chosen(rows)
         if group_by is None:
             total = rows[0]["count"]

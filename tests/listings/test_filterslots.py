@@ -7,7 +7,7 @@ from unittest import mock
 
 import pytest
 
-from listings import compiled, search
+from listings import compiled, market, search
 from listings.filters import Filters
 from listings.filterslots import filter_values
 from listings.models import PropertyListing
@@ -53,6 +53,27 @@ def test_new_filter_values_compile_no_statement_and_find_what_the_orm_finds(run)
         )
     )
     assert {card.id for card in page.listings} <= allowed
+
+
+@pytest.mark.parametrize("group_by", [None, "district"])
+def test_stats_and_trends_with_new_values_compile_nothing_and_count_what_the_orm_counts(
+    group_by,
+):
+    _compiles(lambda: search.listing_stats(filters=FIRST, group_by=group_by))
+    again, stats = _compiles(lambda: search.listing_stats(filters=SECOND, group_by=group_by))
+    assert again == 0
+    filters = Filters.model_validate(SECOND)
+    kept = PropertyListing.objects.filtered(filters, _rates(), live_vocabulary())
+    assert sum(row.count for row in stats.groups) == kept.count() > 0
+    _compiles(lambda: market.price_trends(filters=FIRST, group_by=group_by))
+    again, trends = _compiles(lambda: market.price_trends(filters=SECOND, group_by=group_by))
+    # grouped, the series' statement names the groups found (its IN list): that one may be new
+    assert again <= (1 if group_by else 0)
+    dated = PropertyListing.objects.filtered(
+        filters.model_copy(update={"listing_status": "any"}), _rates(), live_vocabulary()
+    ).filter(publish_date__isnull=False)
+    counted = sum(point.count for series in trends.series for point in series.points)
+    assert counted == dated.count() > 0
 
 
 def test_a_filter_page_with_values_sent_is_the_orms_page():

@@ -1,4 +1,4 @@
-"""What a search costs above its SQL when an agent changes a filter's value from call to
+"""What a search (and the statistics) costs above its SQL when an agent changes a filter's value from call to
 call (another price cap, another city), against calls that repeat one combination.
 
 Statements are compiled per shape and reused; a shape that named the filters' values
@@ -17,7 +17,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import connections
 
-from listings import search
+from listings import market, search
 from listings.runtime import LISTINGS
 
 QUERY = "квартира з ремонтом біля метро"
@@ -27,6 +27,8 @@ MODES: dict[str, Callable[[dict[str, Any]], Any]] = {
     "fulltext": lambda filters: search.fulltext_search(query="балкон", filters=filters),
     "filter": lambda filters: search.fulltext_search(filters=filters, sort_by="price_asc"),
     "hybrid": lambda filters: search.hybrid_search(query=QUERY, filters=filters),
+    "stats": lambda filters: search.listing_stats(filters=filters, group_by="district"),
+    "trends": lambda filters: market.price_trends(filters=filters),
 }
 
 
