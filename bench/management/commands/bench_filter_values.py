@@ -1,5 +1,6 @@
-"""What a search (and the statistics) costs above its SQL when an agent changes a filter's value from call to
-call (another price cap, another city), against calls that repeat one combination.
+"""What a search or a statistic costs above its SQL when an agent changes a filter's value
+from call to call (another price cap, another city), against calls that repeat one
+combination.
 
 Statements are compiled per shape and reused; a shape that named the filters' values
 compiled again for every new price or city. Prints figures; nothing is asserted. Runs
