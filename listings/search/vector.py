@@ -310,12 +310,11 @@ def _neighbours(
 
     def rows_kept(*rest: Any) -> Any:
         excluded, values = unpacked(rest)
-        return kept(usable=True, excluded=excluded, values=values).order_by().values("pk")
+        return kept(usable=True, excluded=excluded, values=values)
 
     def planned_rows() -> int:
-        """The planner's estimate of the rows kept: EXPLAIN of a statement compiled once
-        per filter names, as the pages are (the ORM's explain() compiled it each call)."""
-        return _plan_rows(_PAGES.plan(Shape(key("kept"), rows_kept, context), slots[1:], LISTINGS))
+        """The planner's estimate of the rows kept, compiled once per filter names."""
+        return _PAGES.estimated_rows(Shape(key("kept"), rows_kept, context), slots[1:], LISTINGS)
 
     rows: list[Any] | None = None
     total, exact = 0, False
@@ -375,11 +374,6 @@ def _neighbours(
 
 # Estimates between this share of EXACT_VECTOR_SEARCH_MAX_ROWS and it are counted.
 COUNTED_FROM_SHARE = 0.25
-
-
-def _plan_rows(plan: dict[str, Any]) -> int:
-    """The planner's estimate of the rows a plan's top node returns."""
-    return int(plan["Plan Rows"])
 
 
 def _rows_kept(estimated: Callable[[], int], countable: PropertyListingQuerySet) -> int:

@@ -935,7 +935,8 @@ def test_an_estimate_near_the_exact_limit_is_counted_before_the_path_is_chosen(
         deal_type="sale", listing_status="active", embedding__isnull=False
     ).count()
     settings.EXACT_VECTOR_SEARCH_MAX_ROWS = kept - 1  # the truth: more than the limit
-    monkeypatch.setattr(vector, "_plan_rows", lambda plan: kept // 2)  # the planner: fewer
+    # the planner: fewer
+    monkeypatch.setattr(vector._PAGES, "estimated_rows", lambda *args: kept // 2)
     vectorplan.forget_plans()
     with connections["listings"].cursor() as cursor:
         cursor.execute("SET enable_seqscan = off")  # 3 000 rows: take the index, as at scale
@@ -943,7 +944,8 @@ def test_an_estimate_near_the_exact_limit_is_counted_before_the_path_is_chosen(
         page = search.semantic_search(query=QUERY, filters=filters, limit=10)
         assert page.index_used == search.HNSW_INDEX  # counted: too many for the exact scan
         assert page.total >= kept and not page.total_exact
-        monkeypatch.setattr(vector, "_plan_rows", lambda plan: kept // 10)  # far below
+        # far below
+        monkeypatch.setattr(vector._PAGES, "estimated_rows", lambda *args: kept // 10)
         vectorplan.forget_plans()
         page = search.semantic_search(query=QUERY, filters=filters, limit=10)
         assert page.index_used == search.EXACT_PATH  # trusted, not counted
