@@ -188,7 +188,9 @@ def _near_before(r: Request, i: int) -> int | None:
     return None
 
 
-def _place_allowed(r: Request, place: Place, i: int, cue: bool) -> bool:
+def _place_allowed(r: Request, place: Place, i: int, cue: bool, near: bool) -> bool:
+    """Whether `place` matched at token i is read as a place (`cue`: a word for a district
+    beside it; `near`: "біля" or the like before it)."""
     if any(r.has(k, VIEW_WORDS) and r.has(k + 1, VIEW_PREPS) for k in (i - 2, i - 3)):
         return False  # "з видом на Дніпро", "view of the Dnipro": the river ("від власника у
         # Києві" is no view: "від" folds to "вид")
@@ -203,7 +205,7 @@ def _place_allowed(r: Request, place: Place, i: int, cue: bool) -> bool:
             return False
         if len(place.words) > 1:
             return True
-        return _near_before(r, i) is not None and not r.gazetteer.match(r.keys, i, ["city"])
+        return near and not r.gazetteer.match(r.keys, i, ["city"])
     if cue:
         return True
     if "ADJF" in place.grammemes:
@@ -238,7 +240,7 @@ def _places(r: Request) -> None:
         for place, size in found:
             cue = r.has(i + size, DISTRICT_CUES) or r.has(i - 1, DISTRICT_CUES)
             free = all(r.free(k) for k in range(i, i + size))
-            if not free or not _place_allowed(r, place, i, cue):
+            if not free or not _place_allowed(r, place, i, cue, near is not None):
                 continue
             start = i - 1 if r.has(i - 1, PLACE_PREPS) else i
             if near is not None and place.column != "city" and all(map(r.free, range(near, i))):
