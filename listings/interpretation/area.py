@@ -110,9 +110,13 @@ def _area_unsaid(r: Request, quantity: Quantity, start: int, op: str | None) -> 
     if r.has(start - 2, PROPERTY_WORDS) and r.value(start - 2, PROPERTY_WORDS) == "land":
         return False  # "ділянка площею 10": sotky as likely as m²
     if quantity.high is None and op in {"min", "between"} and r.joined(op, quantity.end):
-        following = r.quantity(quantity.end + 1)
-        plain = following is not None and following.unit is None and following.mult is None
-        if following is not None and plain and following.currency is None:
+        following = r.quantity(quantity.end + 1)  # "від 50 до 70": the far end, its unit unsaid
+        if (
+            following is not None
+            and following.unit is None
+            and following.mult is None
+            and following.currency is None
+        ):
             quantity.high, quantity.end = following.low, following.end
     return True
 
