@@ -255,6 +255,11 @@ class Settings:
         nextset())."""
         return f"{self.sql}; {sql}", [*self.params, *params]
 
+    def joined(self, other: Settings) -> Settings:
+        """These settings and `other`'s, in one SELECT."""
+        calls = other.sql.removeprefix("SELECT ")
+        return Settings(f"{self.sql}, {calls}", (*self.params, *other.params))
+
     @contextlib.contextmanager
     def held(self, using: str) -> Iterator[None]:
         """A transaction with these settings, for statements sent on their own in it (the

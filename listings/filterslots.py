@@ -81,24 +81,29 @@ class FilterValues:
             for number, value in enumerate(self.values)
         ]
 
-    def queryset(
-        self,
-        given: tuple[Any, ...],
-        rates: Mapping[str, float],
-        vocabulary: Vocabulary | None,
-    ) -> PropertyListingQuerySet:
-        """The filtered listings with `given` in place of the values (stand-ins when a
-        statement is compiled, the values themselves when it is not)."""
+    def given(self, values: tuple[Any, ...]) -> tuple[Filters, dict[str, tuple[Any, Any]] | None]:
+        """The filters with `values` in place of theirs (stand-ins when a statement is
+        compiled, the values themselves when it is not), and each listing currency's price
+        window (None without a price bound)."""
         update: dict[str, Any] = {}
         windows: dict[str, list[Any]] = {}
-        for name, value in zip(self.names, given, strict=True):
+        for name, value in zip(self.names, values, strict=True):
             if name.startswith(_PRICE + ":"):
                 _, code, end = name.split(":")
                 windows.setdefault(code, [None, None])[end == "high"] = value
             else:
                 update[name] = value
         filters = self.filters.model_copy(update=update) if update else self.filters
-        price = {code: (low, high) for code, (low, high) in windows.items()} or None
+        return filters, {code: (low, high) for code, (low, high) in windows.items()} or None
+
+    def queryset(
+        self,
+        given: tuple[Any, ...],
+        rates: Mapping[str, float],
+        vocabulary: Vocabulary | None,
+    ) -> PropertyListingQuerySet:
+        """The filtered listings with `given` in place of the values (see `given`)."""
+        filters, price = self.given(given)
         return PropertyListing.objects.filtered(filters, rates, vocabulary, windows=price)
 
 

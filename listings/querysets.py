@@ -237,6 +237,80 @@ class QueryVector(Vector):
 WHOLE = Value(1, output_field=IntegerField())
 
 
+def listing_condition(
+    filters: Filters,
+    rates: Mapping[str, float],
+    vocabulary: Vocabulary | None = None,
+    *,
+    windows: Mapping[str, tuple[Any, Any]] | None = None,
+) -> Q:
+    """What rows matching `filters` (resolved: see filters.resolve_filters) meet;
+    `vocabulary` gives the raw spellings of enum values and currencies present in the table;
+    `windows`, each listing currency's price bounds as given (price_windows' values,
+    or filterslots' placeholders), instead of those of min_price and max_price."""
+    q = Q()
+    for name in ("city", "district", "metro_station", "property_type_id"):
+        value = getattr(filters, name)
+        if value is not None:
+            q &= Q(**{name: value})
+    if filters.property_type is not None:
+        # By id where the vocabulary knows the slug: the planner estimates the share.
+        ids = vocabulary.property_type_ids(filters.property_type) if vocabulary else ()
+        if ids:
+            q &= Q(property_type_id__in=ids)
+        else:
+            q &= Q(property_type__slug=filters.property_type)
+    for name, value in filters.enums().items():
+        q &= enum_condition(name, value, vocabulary)
+    if filters.has_parking is not None:
+        # none recorded as such; NULL says nothing either way
+        no_parking = enum_condition("parking_type", "none", vocabulary)
+        q &= ~no_parking & Q(parking_type__isnull=False) if filters.has_parking else no_parking
+    if windows is not None:
+        q &= price_windows_condition(windows, vocabulary)
+    elif filters.min_price is not None or filters.max_price is not None:
+        q &= price_bounds(filters.min_price, filters.max_price, filters.currency, rates, vocabulary)
+    if filters.min_price_per_m2 is not None or filters.max_price_per_m2 is not None:
+        q &= price_bounds(
+            filters.min_price_per_m2,
+            filters.max_price_per_m2,
+            filters.currency,
+            rates,
+            vocabulary,
+            per_m2=True,
+        )
+    for name, lookup in (
+        ("rooms_count", "rooms_count"),
+        ("min_rooms", "rooms_count__gte"),
+        ("max_rooms", "rooms_count__lte"),
+        ("min_area", "total_area__gte"),
+        ("max_area", "total_area__lte"),
+        ("min_kitchen_area", "kitchen_area__gte"),
+        ("max_kitchen_area", "kitchen_area__lte"),
+        ("min_living_area", "living_area__gte"),
+        ("max_living_area", "living_area__lte"),
+        ("max_metro_distance", "metro_distance_meters__lte"),
+        ("min_building_year", "building_year__gte"),
+        ("max_building_year", "building_year__lte"),
+        ("floor", "floor"),
+        ("min_floor", "floor__gte"),
+        ("max_floor", "floor__lte"),
+        ("min_floors_count", "floors_count__gte"),
+        ("max_floors_count", "floors_count__lte"),
+        ("published_after", "publish_date__date__gte"),
+    ):
+        value = getattr(filters, name)
+        if value is not None:
+            q &= Q(**{lookup: value})
+    if filters.not_top_floor or filters.top_floor is False:
+        q &= Q(floor__lt=F("floors_count"))
+    if filters.top_floor:
+        q &= Q(floor=F("floors_count"))
+    if filters.has_balcony is not None:
+        q &= Q(balcony_count__gt=0) if filters.has_balcony else Q(balcony_count=0)
+    return q
+
+
 class PropertyListingQuerySet(models.QuerySet):
     def filtered(
         self,
@@ -246,73 +320,8 @@ class PropertyListingQuerySet(models.QuerySet):
         *,
         windows: Mapping[str, tuple[Any, Any]] | None = None,
     ) -> PropertyListingQuerySet:
-        """Rows matching `filters` (resolved: see filters.resolve_filters); `vocabulary`
-        gives the raw spellings of enum values and currencies present in the table;
-        `windows`, each listing currency's price bounds as given (price_windows' values,
-        or filterslots' placeholders), instead of those of min_price and max_price."""
-        q = Q()
-        for name in ("city", "district", "metro_station", "property_type_id"):
-            value = getattr(filters, name)
-            if value is not None:
-                q &= Q(**{name: value})
-        if filters.property_type is not None:
-            # By id where the vocabulary knows the slug: the planner estimates the share.
-            ids = vocabulary.property_type_ids(filters.property_type) if vocabulary else ()
-            if ids:
-                q &= Q(property_type_id__in=ids)
-            else:
-                q &= Q(property_type__slug=filters.property_type)
-        for name, value in filters.enums().items():
-            q &= enum_condition(name, value, vocabulary)
-        if filters.has_parking is not None:
-            # none recorded as such; NULL says nothing either way
-            no_parking = enum_condition("parking_type", "none", vocabulary)
-            q &= ~no_parking & Q(parking_type__isnull=False) if filters.has_parking else no_parking
-        if windows is not None:
-            q &= price_windows_condition(windows, vocabulary)
-        elif filters.min_price is not None or filters.max_price is not None:
-            q &= price_bounds(
-                filters.min_price, filters.max_price, filters.currency, rates, vocabulary
-            )
-        if filters.min_price_per_m2 is not None or filters.max_price_per_m2 is not None:
-            q &= price_bounds(
-                filters.min_price_per_m2,
-                filters.max_price_per_m2,
-                filters.currency,
-                rates,
-                vocabulary,
-                per_m2=True,
-            )
-        for name, lookup in (
-            ("rooms_count", "rooms_count"),
-            ("min_rooms", "rooms_count__gte"),
-            ("max_rooms", "rooms_count__lte"),
-            ("min_area", "total_area__gte"),
-            ("max_area", "total_area__lte"),
-            ("min_kitchen_area", "kitchen_area__gte"),
-            ("max_kitchen_area", "kitchen_area__lte"),
-            ("min_living_area", "living_area__gte"),
-            ("max_living_area", "living_area__lte"),
-            ("max_metro_distance", "metro_distance_meters__lte"),
-            ("min_building_year", "building_year__gte"),
-            ("max_building_year", "building_year__lte"),
-            ("floor", "floor"),
-            ("min_floor", "floor__gte"),
-            ("max_floor", "floor__lte"),
-            ("min_floors_count", "floors_count__gte"),
-            ("max_floors_count", "floors_count__lte"),
-            ("published_after", "publish_date__date__gte"),
-        ):
-            value = getattr(filters, name)
-            if value is not None:
-                q &= Q(**{lookup: value})
-        if filters.not_top_floor or filters.top_floor is False:
-            q &= Q(floor__lt=F("floors_count"))
-        if filters.top_floor:
-            q &= Q(floor=F("floors_count"))
-        if filters.has_balcony is not None:
-            q &= Q(balcony_count__gt=0) if filters.has_balcony else Q(balcony_count=0)
-        return self.filter(q)
+        """Rows matching `filters` (listing_condition's)."""
+        return self.filter(listing_condition(filters, rates, vocabulary, windows=windows))
 
     def with_embedding(self) -> PropertyListingQuerySet:
         """Listings whose embedding has a direction: an all-zero vector has no cosine

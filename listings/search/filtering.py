@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 import logging
-from collections.abc import Mapping
+import operator
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
 from django.db import DatabaseError, connections
-from django.db.models import Q
+from django.db.models import BooleanField, ExpressionWrapper, Q, Value
 
 from .. import understanding, vocabulary
-from ..compiled import Settings, execute_fetch
+from ..compiled import Placeholder, Settings, Shape, Statements, execute_fetch
 from ..errors import MIXED_DEALS_SORT_WARNING, QueryTimeout
 from ..filters import Filters, parse_filters, resolve_filters
+from ..filterslots import FilterValues, filter_values
 from ..models import PropertyListing
-from ..querysets import PropertyListingQuerySet
+from ..querysets import PropertyListingQuerySet, listing_condition
 from ..runtime import LISTINGS, _database, _rates, capped, capped_count, remembered, up_to_cap
 
 logger = logging.getLogger("vmk.search")
@@ -138,13 +142,15 @@ def one_dropped(filters: Filters) -> list[tuple[list[str], Filters]]:
     if filters.listing_status != vocabulary.STATUS_ANY:
         given.add("listing_status")
     groups = sorted({understanding.group_of(name) & given for name in given}, key=sorted)
-    lifted = []
-    for group in groups:
-        defaults = {name: Filters.model_fields[name].default for name in group}
-        if "listing_status" in group:
-            defaults["listing_status"] = vocabulary.STATUS_ANY
-        lifted.append((sorted(group), filters.model_copy(update=defaults)))
-    return lifted
+    return [(sorted(group), lifted(filters, group)) for group in groups]
+
+
+def lifted(filters: Filters, names: Iterable[str]) -> Filters:
+    """`filters` without the filters `names` (listing_status: 'any')."""
+    defaults = {name: Filters.model_fields[name].default for name in names}
+    if "listing_status" in defaults:
+        defaults["listing_status"] = vocabulary.STATUS_ANY
+    return filters.model_copy(update=defaults)
 
 
 # For one statement alone (its implicit transaction): a count with a time of its own.
@@ -157,16 +163,122 @@ def within(milliseconds: int) -> Settings:
     return Settings(STATEMENT_TIMEOUT_SQL, (f"{max(milliseconds, 1)}ms",))
 
 
-def budgeted_count(filters: Filters, milliseconds: int) -> tuple[int, bool] | None:
-    """How many listings match `filters`, counting at most TOTAL_COUNT_CAP as capped_count
-    does: (count, exact); None when counting takes more than `milliseconds`."""
-    cap = settings.TOTAL_COUNT_CAP
-    sql, params = up_to_cap(_filtered(filters), cap).query.get_compiler(using=LISTINGS).as_sql()
+# The counts of empty pages' if_dropped (understood, text._without_each), by shape: each
+# built and compiled by the ORM every call took 4 of the 7 ms a full-text page that found
+# nothing spent above its SQL at 100 000 listings.
+_COUNTS = Statements()
+
+
+@dataclass(frozen=True)
+class Matches:
+    """The listings that match filters, narrowed by a search's words (`narrow(queryset,
+    *words)`, the words' slots first; `key` names what it writes), counted by statements
+    compiled once per shape, the filters' values sent as placeholders (filterslots)."""
+
+    key: Hashable = "filters"
+    narrow: Callable[..., PropertyListingQuerySet] | None = None
+    words: tuple[tuple[Placeholder, Any], ...] = ()
+
+    def _narrowed(self, queryset: PropertyListingQuerySet, args: Sequence[Any]) -> Any:
+        if self.narrow is None:
+            return queryset
+        return self.narrow(queryset, *args[: len(self.words)])
+
+    def _sql(
+        self,
+        key: Hashable,
+        filters: Filters,
+        build: Callable[[FilterValues, tuple[Any, ...]], Any],
+    ) -> tuple[str, list[Any]]:
+        """The SQL and parameters of `build(values, args)`'s queryset for `filters`."""
+        rates, vocab = _rates(), live_vocabulary()
+        given = filter_values(filters, rates)
+
+        def built(*args: Any) -> Any:
+            return build(given, args)
+
+        shape = Shape((self.key, key, given.key, id(vocab), id(rates)), built, (vocab, rates))
+        return _COUNTS.sql(shape, [*self.words, *given.slots], LISTINGS)
+
+    def counts(self, each: Sequence[Filters], milliseconds: int) -> list[tuple[int, bool]] | None:
+        """How many listings match each of `each`, counting at most TOTAL_COUNT_CAP as
+        capped_count does: (count, exact) each, in one statement (a capped count per filters,
+        each planned on its own); None when it takes more than `milliseconds`."""
+        if not each:
+            return []
+        if milliseconds <= 0:
+            return None
+        cap = settings.TOTAL_COUNT_CAP
+        rates, vocab = _rates(), live_vocabulary()
+
+        def build(given: FilterValues, args: tuple[Any, ...]) -> Any:
+            found = given.queryset(args[len(self.words) :], rates, vocab)
+            return up_to_cap(self._narrowed(found, args), cap)
+
+        counts, params = [], []
+        for filters in each:
+            sql, values = self._sql(("capped", cap), filters, build)
+            counts.append(f"(SELECT count(*) FROM ({sql}) AS kept)")  # noqa: S608 - the ORM's
+            params.extend(values)
+        rows = _timed(f"SELECT {', '.join(counts)}", params, within(milliseconds))
+        return None if rows is None else [capped(int(counted), cap) for counted in rows[0]]
+
+    def sampled(
+        self,
+        filters: Filters,
+        groups: Sequence[Sequence[str]],
+        milliseconds: int,
+        plan: Settings | None = None,
+    ) -> list[tuple[int, bool] | None] | None:
+        """How many listings match `filters` with each of `groups` lifted (`lifted`), from one
+        read of the listings that match any of them, at most TOTAL_COUNT_CAP + 1 (a count
+        each would read a substring match's table once per group): (count, exact) as
+        `counts` gives it where that read settles it, None where it does not (it stopped at
+        the cap, fewer of them meeting these filters). Planned under `plan`'s settings; None
+        when it takes more than `milliseconds`."""
+        if milliseconds <= 0:
+            return None
+        cap = settings.TOTAL_COUNT_CAP
+        rates, vocab = _rates(), live_vocabulary()
+
+        def build(given: FilterValues, args: tuple[Any, ...]) -> Any:
+            stood_in, windows = given.given(args[len(self.words) :])
+            conditions = []
+            for names in groups:
+                kept = lifted(stood_in, names)
+                priced = kept.min_price is not None or kept.max_price is not None
+                window = windows if priced else None
+                conditions.append(listing_condition(kept, rates, vocab, windows=window))
+            flags = {
+                f"kept_{n}": ExpressionWrapper(condition or Value(True), BooleanField())
+                for n, condition in enumerate(conditions)
+            }
+            found = self._narrowed(PropertyListing.objects.all(), args)
+            if all(conditions):  # (an empty condition lets every listing in)
+                found = found.filter(functools.reduce(operator.or_, conditions))
+            return found.annotate(**flags).order_by().values(*flags)[: cap + 1]
+
+        key = ("sampled", cap, tuple(tuple(names) for names in groups))
+        sql, params = self._sql(key, filters, build)
+        counts = ", ".join(f"count(*) FILTER (WHERE kept_{n})" for n in range(len(groups)))
+        timed = within(milliseconds) if plan is None else plan.joined(within(milliseconds))
+        counting = f"SELECT count(*), {counts} FROM ({sql}) AS read"  # noqa: S608
+        rows = _timed(counting, params, timed)
+        if rows is None:
+            return None
+        read, *kept = (int(value) for value in rows[0])
+        return [capped(count, cap) if read <= cap or count > cap else None for count in kept]
+
+
+def _timed(sql: str, params: Sequence[Any], settings: Settings) -> list[tuple[Any, ...]] | None:
+    """The rows of `sql` under `settings` (a statement_timeout), or None past that time."""
     try:
         with _database():
-            # the ORM's compiled SELECT, its values as parameters
-            counting = f"SELECT count(*) FROM ({sql}) AS kept"  # noqa: S608
-            rows = execute_fetch(counting, params, LISTINGS, within(milliseconds))
+            return execute_fetch(sql, params, LISTINGS, settings)
     except QueryTimeout:
         return None
-    return capped(int(rows[0][0]), cap)
+
+
+def budgeted_counts(filters: Sequence[Filters], milliseconds: int) -> list[tuple[int, bool]] | None:
+    """How many listings match each of `filters` (Matches.counts)."""
+    return Matches().counts(filters, milliseconds)

@@ -4,7 +4,6 @@ remaining text and shows both back on the page."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import inspect
 import time
@@ -14,17 +13,25 @@ from typing import Any
 from django.utils import timezone
 
 from .. import understanding
-from ..errors import InvalidArgument, QueryTimeout
+from ..errors import InvalidArgument
 from ..filters import Filters
 from ..interpretation import Interpretation, interpret
 from ..results import DroppedFilters, Interpreted, InterpretedChip, SearchPage
-from ..runtime import LISTINGS
 from ..types import query_text
-from .filtering import _resolved, budgeted_count, live_vocabulary, one_dropped, within
+from .filtering import _resolved, budgeted_counts, live_vocabulary, one_dropped
 
 # An empty page's if_dropped counts share this time; what is not counted by then is left
 # out (at 1 000 000 listings a count that finds nothing may scan most of the table).
 IF_DROPPED_BUDGET_MS = 1000
+
+
+# Counts, each (names dropped, (total, exact)), of what an empty full-text page's words find
+# with each filter group dropped (text._without_each): (words, filters, groups, deadline,
+# the page's time in ms).
+WordsDropped = Callable[
+    [str, Filters, list[tuple[list[str], Filters]], float, float],
+    list[tuple[list[str], tuple[int, bool]]],
+]
 
 
 def read_query(text: str) -> Interpretation:
@@ -46,7 +53,9 @@ def _sorts(search_function: Callable[..., SearchPage]) -> bool:
     return "sort_by" in inspect.signature(search_function).parameters
 
 
-def understood(*, empty_text: str = "query") -> Callable[[Callable[..., SearchPage]], Any]:
+def understood(
+    *, empty_text: str = "query", words_dropped: WordsDropped | None = None
+) -> Callable[[Callable[..., SearchPage]], Any]:
     """Decorate a text search so that it can read its query (`interpret`).
 
     The interfaces (MCP tools, the admin page, search_listings) pass interpret=true by
@@ -80,7 +89,7 @@ def understood(*, empty_text: str = "query") -> Callable[[Callable[..., SearchPa
                 if page.total == 0 and page.offset == 0:
                     took_ms = (time.monotonic() - started) * 1000
                     update["if_dropped"] = _if_dropped(
-                        search_function, page, searched, _resolved(filters), kwargs, took_ms
+                        page, searched, _resolved(filters), took_ms, words_dropped
                     )
             if notes:
                 update["names_resolved"] = dict(notes)
@@ -128,47 +137,33 @@ def understood(*, empty_text: str = "query") -> Callable[[Callable[..., SearchPa
     return decorate
 
 
+def time_left(deadline: float) -> int:
+    """Milliseconds left before `deadline` (time.monotonic()'s)."""
+    return int((deadline - time.monotonic()) * 1000)
+
+
 def _if_dropped(
-    search_function: Callable[..., SearchPage],
     page: SearchPage,
     searched: Any,
     filters: Filters,
-    kwargs: dict[str, Any],
     took_ms: float = 0.0,
+    words_dropped: WordsDropped | None = None,
 ) -> list[DroppedFilters]:
     """For an empty first page: how many listings match with each filter dropped alone and,
-    where the words narrowed the page (full text), with the words dropped.
+    where the words narrowed the page (full text, `words_dropped`), with the words dropped.
 
-    Semantic and hybrid pages are emptied by filters alone: a count each. A full-text page
-    runs its search again without the filter, words and all, each statement within the time
-    left. Only for empty pages, and within IF_DROPPED_BUDGET_MS: what is not counted by then
-    is left out, and a search again is not tried when the page itself took (`took_ms`) more
-    than the time left: without one of its filters it reads at least the rows the page read
-    (a word in no listing at 1 000 000 listings: a 2 s substring scan, tried for 1 s).
+    Semantic and hybrid pages are emptied by filters alone: their counts are one statement.
+    Only for empty pages, and within IF_DROPPED_BUDGET_MS: what is not counted by then is
+    left out.
     """
     deadline = time.monotonic() + IF_DROPPED_BUDGET_MS / 1000
-    words_narrow = page.mode in {"fulltext", "ilike_fallback"}
-    runs = [(names, lifted, words_narrow) for names, lifted in one_dropped(filters)]
-    if words_narrow:
-        runs.insert(0, (["query"], filters, False))
-    found = []
-    for names, narrowed, with_words in runs:
-        left = int((deadline - time.monotonic()) * 1000)
-        if left <= 0:
-            break
-        counted: tuple[int, bool] | None = None
-        if with_words and took_ms > left:
-            continue
-        if with_words:
-            # each of its statements within the time left (a word that matches nothing
-            # falls back to a substring scan of every listing the filters let in)
-            with contextlib.suppress(QueryTimeout), within(left).held(LISTINGS):
-                again = {**kwargs, "limit": 1, "offset": 0}
-                other = search_function(query=searched, filters=narrowed, **again)
-                counted = (other.total, other.total_exact)
-        else:
-            counted = budgeted_count(narrowed, left)
-        if counted is None:
-            break
-        found.append(DroppedFilters(dropped=names, total=counted[0], total_exact=counted[1]))
-    return found
+    groups = one_dropped(filters)
+    if words_dropped is not None and page.mode in {"fulltext", "ilike_fallback"}:
+        found = words_dropped(searched, filters, groups, deadline, took_ms)
+    else:
+        counts = budgeted_counts([lifted for _, lifted in groups], time_left(deadline))
+        found = list(zip([names for names, _ in groups], counts or [], strict=False))
+    return [
+        DroppedFilters(dropped=names, total=total, total_exact=exact)
+        for names, (total, exact) in found
+    ]

@@ -421,26 +421,71 @@ def test_a_full_text_page_emptied_by_its_words_says_so():
     assert dropped[("city",)] == 0  # the word is nowhere
 
 
-def test_a_search_again_is_not_tried_when_the_page_took_longer_than_the_time_left():
-    from listings.search import understood as hook
+@pytest.mark.parametrize("words", ["балкон", "Оболон"])  # full text; substrings alone
+def test_each_dropped_filter_counts_what_the_search_again_finds(words):
+    from listings.search import filtering
 
-    searched_again = []
+    raw = {"city": "Київ", "rooms_count": 1, "max_price": 5, "currency": "USD"}
+    page = search.fulltext_search(query=words, filters=raw, limit=5)
+    assert page.total == 0 and page.mode == "ilike_fallback"
+    dropped = {tuple(entry.dropped): entry for entry in page.if_dropped}
+    groups = filtering.one_dropped(search._resolved(raw))
+    lifted = {tuple(names): narrowed for names, narrowed in groups}
+    assert set(dropped) == {("query",), *lifted}
+    alone = search.fulltext_search(query=None, filters=raw, limit=1)
+    assert (dropped[("query",)].total, dropped[("query",)].total_exact) == (alone.total, True)
+    modes = set()
+    for names, narrowed in lifted.items():
+        again = search.fulltext_search(query=words, filters=narrowed, limit=1)
+        assert again.total_exact, "past the cap: the count is a lower bound, the total an estimate"
+        assert (dropped[names].total, dropped[names].total_exact) == (again.total, True), names
+        modes.add(again.mode)
+    # full text's counts where it matches, the substrings' where it does not
+    assert ("fulltext" in modes) == (words == "балкон") and "ilike_fallback" in modes
+    assert dropped[("max_price",)].total > 0
 
-    def again(**kwargs):
-        searched_again.append(kwargs)
-        return search.fulltext_search(**kwargs)
 
-    page = search.fulltext_search(query="зюзюкавиця", filters={"city": "Львів"}, limit=5)
+def test_groups_one_read_of_the_substrings_leaves_unsettled_are_counted_each(settings):
+    from listings.search import filtering
+
+    raw = {"city": "Київ", "rooms_count": 1, "max_price": 5, "currency": "USD"}
+    truth = {
+        tuple(names): search.fulltext_search(query="Оболон", filters=narrowed, limit=1).total
+        for names, narrowed in filtering.one_dropped(search._resolved(raw))
+    }
+    cap = 3  # the read stops at 4 listings: groups with fewer are counted alone
+    assert any(found > cap for found in truth.values())
+    assert any(found <= cap for found in truth.values())
+    settings.TOTAL_COUNT_CAP = cap
+    page = search.fulltext_search(query="Оболон", filters=raw, limit=5)
+    dropped = {tuple(entry.dropped): (entry.total, entry.total_exact) for entry in page.if_dropped}
+    del dropped[("query",)]
+    assert dropped == {names: (min(found, cap), found <= cap) for names, found in truth.items()}
+
+
+def test_substrings_are_not_read_again_when_the_page_took_longer_than_the_time_left():
+    import time
+
+    from django.db import connections
+    from django.test.utils import CaptureQueriesContext
+
+    from listings.search import filtering, text
+
     filters = search._resolved({"city": "Львів"})
-    kwargs = {"limit": 5}
-    quick = hook._if_dropped(again, page, "зюзюкавиця", filters, kwargs, took_ms=5)
-    assert {tuple(entry.dropped) for entry in quick} == {("query",), ("city",), ("listing_status",)}
-    assert len(searched_again) == 2
-    # a page that took past the budget: only the count without the words
-    searched_again.clear()
-    slow = hook._if_dropped(again, page, "зюзюкавиця", filters, kwargs, took_ms=5000)
-    assert [entry.dropped for entry in slow] == [["query"]] and searched_again == []
-    assert slow[0].total == quick[0].total > 0
+    groups = filtering.one_dropped(filters)
+    with CaptureQueriesContext(connections["listings"]) as read:
+        deadline = time.monotonic() + 10
+        quick = text._without_each("зюзюкавиця", filters, groups, deadline, took_ms=5)
+    assert [names for names, _ in quick] == [["query"], ["city"], ["listing_status"]]
+    # the filters alone; full text under each group dropped; one read of the substrings
+    assert len(read) == 3 and "FILTER" in read[-1]["sql"]
+    assert quick[1][1] == quick[2][1] == (0, True)  # the word is nowhere
+    with CaptureQueriesContext(connections["listings"]) as read:
+        deadline = time.monotonic() + 10
+        slow = text._without_each("зюзюкавиця", filters, groups, deadline, took_ms=50_000)
+    # a page that took past the time left: the substrings are not read again
+    assert [names for names, _ in slow] == [["query"]] and len(read) == 2
+    assert slow[0][1] == quick[0][1] and slow[0][1][0] > 0
 
 
 def test_a_page_with_listings_or_past_the_end_has_no_if_dropped():
@@ -454,52 +499,63 @@ def test_a_count_past_its_time_is_left_out_and_the_connection_still_serves(monke
 
     from django.db.models.expressions import RawSQL
 
+    from listings.filterslots import FilterValues
     from listings.search import filtering, understood
 
-    def slow(filters):  # every row takes 20 ms to match
-        return PropertyListing.objects.filter(id__gt=RawSQL("0 * length(pg_sleep(0.02)::text)", []))
+    class Slow(FilterValues):  # every row takes 20 ms to match
+        def queryset(self, *args):
+            sleep = RawSQL("0 * length(pg_sleep(0.02)::text)", [])
+            return super().queryset(*args).filter(id__gt=sleep)
 
-    monkeypatch.setattr(filtering, "_filtered", slow)
+    real = filtering.filter_values
+
+    def slow(filters, rates):  # the counts' values only, not the page's
+        found = real(filters, rates)
+        return Slow(found.filters, found.key, found.names, found.values)
+
+    monkeypatch.setattr(filtering, "filter_values", slow)
     monkeypatch.setattr(understood, "IF_DROPPED_BUDGET_MS", 150)
+    filtering._COUNTS.clear()  # compiled with the sleep, and forgotten after
     started = time.monotonic()
     page = search.semantic_search(query=EMPTIED, limit=5, interpret=True)
     assert time.monotonic() - started < 5  # not 5 groups × 1 001 rows × 20 ms
     assert page.total == 0 and page.if_dropped == []
     monkeypatch.undo()
+    filtering._COUNTS.clear()
     again = search.semantic_search(query=EMPTIED, limit=5, interpret=True)
     assert [entry.dropped for entry in again.if_dropped][:2] == [["city"], ["listing_status"]]
 
 
-def test_a_full_text_run_again_past_its_time_is_left_out_and_the_connection_still_serves(
-    monkeypatch,
-):
+def test_one_read_counts_what_a_count_each_counts_and_stops_at_its_time():
     import time
 
     from django.db.models.expressions import RawSQL
 
-    from listings.querysets import PropertyListingQuerySet
-    from listings.search import understood
+    from listings.search import filtering
 
-    filtered = PropertyListingQuerySet.filtered
+    filters = search._resolved({"city": "Львів", "min_rooms": 2, "max_floor": 150})
+    groups = [names for names, _ in filtering.one_dropped(filters)]
+    each = filtering.Matches().counts(
+        [lifted for _, lifted in filtering.one_dropped(filters)], 5000
+    )
+    read = filtering.Matches().sampled(filters, groups, 5000)
+    # where one read of all of them settles a count, it is the count of that group alone
+    # (here the city's lifted fills the read: more than the cap)
+    assert len(read) == len(each) == len(groups) and not each[0][1]
+    assert all(found in {None, counted} for found, counted in zip(read, each, strict=True))
+    # under the cap, every one is settled
+    few = search._resolved({"city": "Львів", "rooms_count": 5, "max_floor": 3})
+    few_groups = filtering.one_dropped(few)
+    expected = filtering.Matches().counts([lifted for _, lifted in few_groups], 5000)
+    assert filtering.Matches().sampled(few, [names for names, _ in few_groups], 5000) == expected
+    assert all(exact for _, exact in expected)
 
-    def slow_without_a_city(self, filters, *args, **kwargs):  # 5 ms for every listing
-        found = filtered(self, filters, *args, **kwargs)
-        if filters.city is None:
-            slow = "SELECT id FROM property_listings WHERE length(pg_sleep(0.005)::text) = 0"
-            return found.filter(id__in=RawSQL(slow, []))
-        return found
+    def slow(queryset):  # every listing matches, each after 5 ms
+        return queryset.filter(id__gt=RawSQL("0 * length(pg_sleep(0.005)::text)", []))
 
-    monkeypatch.setattr(PropertyListingQuerySet, "filtered", slow_without_a_city)
-    monkeypatch.setattr(understood, "IF_DROPPED_BUDGET_MS", 300)
-    # a word nowhere, so each run again falls back to a substring scan; shapes of their own
-    filters = {"city": "Львів", "min_rooms": 1, "max_floor": 150}
     started = time.monotonic()
-    page = search.fulltext_search(query="зюзюкавицяпошук", filters=filters, limit=5)
-    took = time.monotonic() - started
-    assert page.total == 0
-    # without the city the scan takes ~3 000 × 5 ms: QUERY_TIMEOUT_SEC (10 s) before
-    assert took < 5, took
-    assert [entry.dropped for entry in page.if_dropped] == [["query"]]
-    monkeypatch.undo()
-    # the run cut short was rolled back: the connection serves the next call
+    assert filtering.Matches(("every listing, slowly",), slow).sampled(filters, groups, 200) is None
+    assert time.monotonic() - started < 5  # 1 001 × 5 ms: cut at 200 ms
+    # the statement cut short: the connection serves the next call
     assert search.fulltext_search(query="квартира", filters={"city": "Львів"}, limit=1).total
+    assert filtering.Matches().sampled(filters, groups, 5000) == read
