@@ -21,6 +21,8 @@ from django.db import connections
 from listings import market, search
 from listings.runtime import LISTINGS
 
+from ...sqltime import SqlTime
+
 QUERY = "квартира з ремонтом біля метро"
 CITIES = ("Київ", "Львів", "Одеса", "Харків", "Дніпро")
 MODES: dict[str, Callable[[dict[str, Any]], Any]] = {
@@ -31,20 +33,6 @@ MODES: dict[str, Callable[[dict[str, Any]], Any]] = {
     "stats": lambda filters: search.listing_stats(filters=filters, group_by="district"),
     "trends": lambda filters: market.price_trends(filters=filters),
 }
-
-
-class _SqlTime:
-    """The time spent inside the driver's execute, summed (an execute_wrapper)."""
-
-    def __init__(self) -> None:
-        self.seconds = 0.0
-
-    def __call__(self, execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            return execute(sql, params, many, context)
-        finally:
-            self.seconds += time.perf_counter() - started
 
 
 def _prices(start: int) -> Iterator[dict[str, Any]]:
@@ -61,7 +49,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         calls = options["calls"]
-        sql = _SqlTime()
+        sql = SqlTime()
         self.stdout.write(
             f"above SQL per call, p50 ms ({calls} calls a series, in-process)\n"
             f"{'mode':10} {'same values':>12} {'new price':>10} {'new city':>9}"
