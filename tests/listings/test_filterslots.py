@@ -6,6 +6,7 @@ from __future__ import annotations
 from unittest import mock
 
 import pytest
+from django.db.models.sql.compiler import SQLCompiler
 
 from listings import compiled, market, search
 from listings.filters import Filters
@@ -53,6 +54,44 @@ def test_new_filter_values_compile_no_statement_and_find_what_the_orm_finds(run)
         )
     )
     assert {card.id for card in page.listings} <= allowed
+
+
+def test_the_count_near_the_exact_limit_is_compiled_once_and_counts_each_calls_values(
+    settings, monkeypatch
+):
+    # Where the planner's estimate is near EXACT_VECTOR_SEARCH_MAX_ROWS the rows are counted
+    # before the path is chosen: the ORM built that count for every new value.
+    from listings import vectorplan
+    from listings.search import vector
+
+    settings.EXACT_VECTOR_SEARCH_MAX_ROWS = 10_000
+    monkeypatch.setattr(vector._PAGES, "estimated_rows", lambda *args: 5_000)  # counted
+    counted = []
+    rows_kept = vector._rows_kept
+
+    def spy(estimated, count):
+        counted.append(count())
+        return rows_kept(estimated, count)
+
+    monkeypatch.setattr(vector, "_rows_kept", spy)
+    vectorplan.forget_plans()
+    built = []  # statements the ORM wrote during the second call
+    as_sql = SQLCompiler.as_sql
+
+    def writing(self, *args, **kwargs):
+        built.append(self.query.model)
+        return as_sql(self, *args, **kwargs)
+
+    try:
+        _compiles(lambda: search.semantic_search(query=QUERY, filters=FIRST, limit=5))
+        monkeypatch.setattr(SQLCompiler, "as_sql", writing)
+        again, _ = _compiles(lambda: search.semantic_search(query=QUERY, filters=SECOND, limit=5))
+    finally:
+        vectorplan.forget_plans()
+    assert again == 0 and built == []  # the count too was sent as compiled
+    filters = Filters.model_validate(SECOND)
+    truth = PropertyListing.objects.filtered(filters, _rates(), live_vocabulary())
+    assert counted[-1] == truth.filter(embedding__isnull=False).count() > 0
 
 
 @pytest.mark.parametrize("group_by", [None, "district"])
