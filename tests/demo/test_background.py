@@ -183,6 +183,30 @@ def test_the_background_fill_embeds_the_rest_and_records_its_progress(deferred_d
         assert np.allclose(stored, embedder.embed_documents([text])[0], atol=1e-6)
 
 
+def test_the_planner_learns_of_the_vectors_while_the_fill_runs(deferred_database, monkeypatch):
+    # semantic search counts the rows it ranks by the planner's estimate: until the fill's
+    # VACUUM at the end it said about one row had a vector
+    server, embedder, _ = deferred_database
+    monkeypatch.setattr(background, "ANALYZE_EVERY_SEC", 0)
+    estimates = []
+
+    def embed(texts):
+        with server.connect(DBNAME) as other:
+            plan = other.execute(
+                "EXPLAIN (FORMAT JSON) SELECT id FROM property_listings WHERE embedding IS NOT NULL"
+            ).fetchone()[0]
+            done = other.execute(background._DONE_SQL).fetchone()[0]
+        estimates.append((plan[0]["Plan"]["Plan Rows"], done))
+        return embedder.embed_documents(texts)
+
+    with server.connect(DBNAME) as conn:
+        background.fill_embeddings(conn, embed, batch_size=7)
+    # before each batch the estimate is the rows filled so far (10 cached, then 7 a batch)
+    filled = [done for _, done in estimates]
+    assert len(filled) >= 3 and filled == sorted(set(filled)) and filled[0] == 10
+    assert [planned for planned, _ in estimates] == filled
+
+
 def test_the_fill_refuses_a_database_the_project_did_not_create(listings_db):
     server = embedded_server()
     with server.connect("postgres") as admin:
