@@ -421,6 +421,38 @@ async def test_item6_null_status_rows_have_a_policy_and_are_counted(foreign, rec
     )
 
 
+@pytest.mark.parametrize("name", VARIANTS)
+async def test_an_empty_pages_counts_are_what_each_search_again_finds(foreign, recorder, name):
+    """if_dropped's counts (one statement of counts, the words' full-text matches under every
+    filter dropped, one read of the substrings) on the collector's types and spellings: the
+    price in every currency spelling, statuses of its own, its text-search configuration."""
+    filters = {"city": builder.MONEY_CITY, "max_price": 1, "currency": "USD"}  # nothing at $1
+    async with session(foreign[name], recorder) as mcp:
+        found: dict[str, int] = {}
+        for query in ("квартира", "зюзюкавиця"):  # in the city's titles; in no listing
+            page = await mcp.ok(
+                "search_by_metadata", {"query": query, "filters": filters, "interpret": False}
+            )
+            assert page["total"] == 0, page
+            dropped = {tuple(entry["dropped"]): entry for entry in page["if_dropped"]}
+            assert set(dropped) == {("query",), ("city",), ("listing_status",), ("max_price",)}
+            for names, entry in dropped.items():
+                lifted = {key: value for key, value in filters.items() if key not in names}
+                if names == ("listing_status",):
+                    lifted["listing_status"] = "any"
+                again_args = {"filters": lifted, "interpret": False}
+                if names != ("query",):
+                    again_args["query"] = query
+                again = await mcp.ok("search_by_metadata", again_args)
+                assert (entry["total"], entry["total_exact"]) == (
+                    again["total"],
+                    again["total_exact"],
+                ), (query, names, entry, again["total"])
+            found[query] = dropped[("max_price",)]["total"]
+    # the word is in every title of the city: dropping the price lets them in
+    assert found == {"квартира": found["квартира"], "зюзюкавиця": 0} and found["квартира"] >= 8
+
+
 # --- item 7: zero vectors ---------------------------------------------------------------------
 
 
