@@ -1132,6 +1132,25 @@ def test_a_station_in_russian_or_by_its_former_name_is_the_station(text, station
     assert reading.text == ""  # "метро Героев Днепра" was the city Дніпро, "метро Героев" left
 
 
+@pytest.mark.parametrize(
+    ("text", "district"),
+    [
+        ("квартира Голосеевский район", "Голосіївський"),
+        ("квартира в Шевченковском районе Киева", "Шевченківський"),
+        ("квартира в Сыховском районе Львова", "Сихівський"),
+        ("квартира в Железнодорожном районе Львова", "Залізничний"),
+        ("квартира у Шевченківському районі", "Шевченківський"),  # as before
+    ],
+)
+def test_a_district_by_its_russian_adjective_is_the_district(text, district):
+    # "Голосеевский" folds to "голосеевский", "Голосіївський" to "голосиивський"
+    districts = {"Голосіївський", "Шевченківський", "Сихівський", "Залізничний"}
+    values = {**VALUES, "district": dict.fromkeys(districts, 5)}
+    reading = read(text, Gazetteer.build(values, LOCATED))
+    assert reading.filters["district"] == district
+    assert reading.text == ""
+
+
 def test_near_a_name_that_is_a_city_too_is_no_station_and_a_district_takes_its_near(gazetteer):
     assert "metro_station" not in read("квартира біля Дніпра", gazetteer).filters
     assert "metro_station" not in read("квартира біля арсенальної", gazetteer).filters
