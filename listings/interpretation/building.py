@@ -64,7 +64,7 @@ def _year_bounds(r: Request, i: int, year: int) -> tuple[int, int | None, int | 
 
 def read_year(r: Request) -> None:
     """The building's year: "будинок 2015 року", "після 2010 року побудови", "built after
-    2015", "1990-х років", "з 2000 по 2010 рік". A number is a year only with its word
+    2015", "1990-х років", "з 2000 по 2010 рік", "2010+ року". A number is a year only with its word
     ("року", "р.", "year") or a word for building ("побудови", "built"), and not after a word
     for the listing ("оголошення з 2024 року": when it was published)."""
     for i in range(len(r.tokens)):
@@ -78,10 +78,15 @@ def read_year(r: Request) -> None:
             decade = year % 10 == 0  # said as years even without "років" ("будинок 1960-х")
         elif r.low(end) in DASHES | RANGE_TO | AND_WORDS and (other := _year_at(r, end + 1)):
             low, high, end = min(year, other), max(year, other), end + 2
+        plus = r.low(end) == "+" and low == high
+        if plus:
+            high, end = None, end + 1  # "2010+ року", "новобудова 2015+": that year or later
         # "2015-го року"; "після 2020-го": an ordinal ending after "після", "до", "з" says a
         # year, its word unsaid
         end, suffixed, worded = r.past_year(end)
         said = (suffixed and start < i) or worded or decade
+        # a building's year and a plus, the year's word unsaid ("будинок 2010+")
+        said = said or (plus and r.has(start - 1, BUILDING_NOUNS))
         if r.low(end) in ALTERNATIVES - {"/"} and low == high:
             # "2015 року і пізніше", "2000 or earlier"
             if r.has(end + 1, YEAR_AFTER):

@@ -327,6 +327,10 @@ def _remaining(r: Request) -> str:
             continue  # "оголошення", "listings": what every search finds; "бажано": a hedge
         if r.keys[i] & NEAR and i + 1 < len(r.tokens) and not r.used[i + 1]:
             continue  # "возле метро": the place is what a listing says ("метро"), not "возле"
+        # A label right before what was understood went with it ("city: Kyiv", "area=80").
+        labelled = r.low(i + 1) in {":", "="} and i + 2 < len(r.tokens) and r.used[i + 2]
+        if token.kind == "word" and labelled:
+            continue
         # A preposition or operator right before something understood went with it.
         if token.low in BEFORE_UNDERSTOOD and (i + 1 < len(r.tokens) and r.used[i + 1]):
             continue

@@ -41,6 +41,33 @@ def _count(r: Request, i: int) -> int | None:
     return None
 
 
+# A room count said after its noun, as forms and agents' keywords put it ("кімнат: 2",
+# "rooms=2", "кімн. 3"): plural forms only ("кімната 2" is a room, the property), a whole
+# count up to MAX_ROOMS_AFTER_NOUN with no unit of its own ("кімнати 15 м²" is an area), not
+# a size ("кімнати 4 на 5").
+COUNT_NOUNS = frozenset(
+    {"кімнат", "кімнати", "кімн", "комнат", "комнаты", "комн", "rooms", "bedrooms"}
+)
+COUNT_SIGNS = frozenset({":", "="})
+NOT_A_COUNT_AFTER = frozenset({"на", "x", "х", "×", "*", "/"})
+MAX_ROOMS_AFTER_NOUN = 10
+
+
+def _count_after_noun(r: Request, i: int) -> tuple[int, int] | None:
+    """(the count, where it ends) of a room count said after its noun at i (COUNT_NOUNS)."""
+    j = r.skip_dot(i + 1)
+    if r.low(j) in COUNT_SIGNS:
+        j += 1
+    quantity = r.quantity(j)
+    if quantity is None or quantity.high is not None or r.low(quantity.end) in NOT_A_COUNT_AFTER:
+        return None
+    if quantity.unit or quantity.currency or quantity.mult:
+        return None
+    if quantity.low != int(quantity.low) or not 0 < quantity.low <= MAX_ROOMS_AFTER_NOUN:
+        return None
+    return int(quantity.low), quantity.end
+
+
 def _rooms_prefix_before(r: Request, i: int) -> tuple[int, int] | None:
     """(where it starts, its count) of a room count's first half said before the rooms word
     at i: "дво- або трикімнатна", "дво-трикімнатна" ("дво" + "кімнатна" is a rooms word)."""
@@ -123,6 +150,8 @@ def read_rooms(r: Request) -> None:
                 r.take(start, end, _rooms_label(high, after="до"), {"max_rooms": high})
             else:
                 r.take(start, end, _rooms_label(count), {"rooms_count": count})
+        elif r.kind(i) == "word" and r.low(i) in COUNT_NOUNS and (said := _count_after_noun(r, i)):
+            r.take(i, said[1], _rooms_label(said[0]), {"rooms_count": said[0]})
         elif r.kind(i) == "word" and r.has(i, ROOMS_WORDS) and not dropped_if_negated(r, i, i + 1):
             count, first, end = int(r.value(i, ROOMS_WORDS)), i, i + 1
             other = None

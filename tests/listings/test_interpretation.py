@@ -530,6 +530,15 @@ CASES = [
         "біля метро Арсенальна 300 метрів",
         {"metro_station": "Арсенальна", "max_metro_distance": 300},
     ),
+    # a room count after its noun, as forms and agents' keywords put it
+    ("кімнат: 2", {"rooms_count": 2, "property_type": None}),
+    ("кімнат 3, площа 70, поверх 5", {"rooms_count": 3, "floor": 5, "min_area": 63.0}),
+    ("rooms=2, city: Kyiv", {"rooms_count": 2, "city": "Київ", "property_type": None}),
+    ("apartment rooms 2", {"rooms_count": 2, "property_type": "apartment"}),
+    # a year and a plus: that year or later
+    ("будинок 2010+ року", {"min_building_year": 2010, "max_building_year": None}),
+    ("квартира 2010+ рік побудови", {"min_building_year": 2010, "max_building_year": None}),
+    ("будинок 2010+", {"min_building_year": 2010, "property_type": "house"}),
 ]
 
 
@@ -547,6 +556,12 @@ NOT_READ = [
         ["rooms_count", "min_floor", "max_floor"],
     ),
     ("2 этажа", {}, ["floor", "rooms_count"]),
+    # a room's own size, number and floor are no room count
+    ("площа кімнати 15 м²", {"property_type": "room"}, ["rooms_count"]),
+    ("розмір кімнати 4 на 5", {"property_type": "room"}, ["rooms_count"]),
+    ("кімната 2 поверх", {"floor": 2, "property_type": "room"}, ["rooms_count"]),
+    # a price with a plus is no building year
+    ("квартира 2000+ грн", {}, ["min_building_year"]),
     ("500 метрів до метро", {}, ["min_area", "max_area", "max_price", "min_price"]),
     ("500 м до метро", {}, ["min_area", "max_area"]),
     ("з видом на Дніпро", {"window_view": "water"}, ["city", "metro_station"]),
@@ -1149,6 +1164,15 @@ def test_a_district_by_its_russian_adjective_is_the_district(text, district):
     reading = read(text, Gazetteer.build(values, LOCATED))
     assert reading.filters["district"] == district
     assert reading.text == ""
+
+
+def test_labels_before_what_was_read_leave_no_text(gazetteer):
+    # "Rooms: 3. Area: 80 m2. City: Lviv": the labels went with their values
+    reading = read("Rooms: 3. Area: 80 m2. City: Lviv", gazetteer)
+    assert reading.filters["rooms_count"] == 3 and reading.filters["city"] == "Львів"
+    assert reading.text == ""
+    # a label before what was not read stays: its value is searched with it
+    assert read("ЖК: Комфорт Таун", gazetteer).text == "ЖК Комфорт Таун"
 
 
 def test_near_a_name_that_is_a_city_too_is_no_station_and_a_district_takes_its_near(gazetteer):
