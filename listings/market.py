@@ -232,7 +232,7 @@ def price_trends(
     # with (kept alive with them, named by id()).
     # The filters' values are placeholders (filterslots).
     given = filter_values(parsed, rates)
-    shape = (given.key, period, bool(money.asked), id(vocab), id(rates))
+    shape = (given.key, period, bool(money.asked), vocab.statement_key, id(rates))
 
     def dated(values: tuple[Any, ...]) -> Any:
         qs = (
@@ -529,7 +529,7 @@ def market_context(*, listing_id: ListingId, currency: ListingCurrency = None) -
     def rows(kind: str, build: Callable[[dict[str, Any]], Any], found: dict[str, Any]) -> Any:
         """The rows of one of its statements, compiled once per shape (the listing's values
         are its placeholders; the currency, the vocabulary and the rates decide the rest)."""
-        key = (kind, code, id(vocab), id(rates))
+        key = (kind, code, vocab.statement_key, id(rates))
         shape, slots = values_shape(key, build, found, keep=(vocab, rates))
         return _COMPARABLES.dicts(shape, slots, LISTINGS)
 
@@ -694,7 +694,7 @@ def _matches(listing: Any, *, compare_texts: bool) -> list[DuplicateMatch]:
 
     # compiled once per shape: which values are NULL, whether texts are compared, and the
     # vocabulary and rates the price is converted with
-    key = ("duplicates", compare_texts, id(vocab), id(rates))
+    key = ("duplicates", compare_texts, vocab.statement_key, id(rates))
     shape, slots = values_shape(key, build, values, keep=(vocab, rates))
     with _database():
         rows = _DUPLICATES.dicts(shape, slots, LISTINGS)

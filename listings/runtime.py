@@ -217,13 +217,82 @@ class ByIdentity:
         return len(self._cache)
 
 
+class Facts:
+    """Facts about the database that rarely change (the stored embedder, the vocabulary, the
+    place names, the capabilities), each computed once and reused for `ttl` seconds, by a
+    fixed name. A server re-reads them before they expire (`refresh`, which the app runs every
+    FACTS_REFRESH_SEC), so no call pays for the re-read: once a minute, the call that found
+    them expired read the vocabulary and the place names, a scan of the table each (220 ms
+    at 100 000 listings). Without the refresher (commands, tests) an expired fact is computed
+    again by the call that needs it."""
+
+    def __init__(self, ttl: float) -> None:
+        self._ttl = ttl
+        self._lock = threading.Lock()
+        self._found: dict[str, tuple[float, Any, Callable[[], Any]]] = {}
+        self._generation = 0  # clear() moves it on: a refresh begun before stores nothing
+
+    def get(self, key: str, compute: Callable[[], _V]) -> _V:
+        """The fact `key`, computed by `compute()` when missing or past its time."""
+        with self._lock:
+            found = self._found.get(key)
+        if found is not None and time.monotonic() - found[0] < self._ttl:
+            return cast(_V, found[1])
+        value = compute()
+        with self._lock:
+            self._found[key] = (time.monotonic(), value, compute)
+        return value
+
+    def refresh(self, older_than: float) -> list[str]:
+        """Compute again the facts read more than `older_than` seconds ago; the names of
+        those refreshed. A fact whose computing fails keeps its value (and its time, so the
+        call that finds it expired computes it, and sees the error, as before)."""
+        now = time.monotonic()
+        with self._lock:
+            generation = self._generation
+            due = [
+                (key, found[2])
+                for key, found in self._found.items()
+                if now - found[0] >= older_than
+            ]
+        refreshed = []
+        for key, compute in due:
+            try:
+                value = compute()
+            except Exception as exc:  # noqa: BLE001 - the call that needs it will see it
+                logger.warning("the fact %s could not be read again (%s)", key, type(exc).__name__)
+                continue
+            with self._lock:
+                if self._generation != generation:
+                    break  # cleared meanwhile: what was read before is not stored
+                self._found[key] = (time.monotonic(), value, compute)
+            refreshed.append(key)
+        return refreshed
+
+    def clear(self) -> None:
+        with self._lock:
+            self._found.clear()
+            self._generation += 1
+
+
 # Facts about the database that rarely change (stored embedder, vocabulary, capabilities).
-_recent = Remembered(META_TTL_SEC)
+_recent = Facts(META_TTL_SEC)
+# How often a server re-reads them: well before they expire.
+FACTS_REFRESH_SEC = META_TTL_SEC / 2
 
 
 def remembered(key: str, compute: Callable[[], _V]) -> _V:
     """`compute()`, reused for META_TTL_SEC: a fact about the database that rarely changes."""
     return _recent.get(key, compute)
+
+
+def refresh_facts() -> list[str]:
+    """Re-read the facts older than FACTS_REFRESH_SEC (the app's refresher, in a thread of
+    its own: its connections are returned when it is done)."""
+    try:
+        return _recent.refresh(FACTS_REFRESH_SEC)
+    finally:
+        connections.close_all()
 
 
 def stored_embedder() -> str | None:

@@ -97,13 +97,20 @@ def _build(rows: tuple[tuple[Any, ...], ...]) -> Gazetteer:
     return Gazetteer.build(values, located)
 
 
-def live_gazetteer() -> Gazetteer:
-    """The place names present (read once a minute; rebuilt only when they change)."""
-    rows: tuple[tuple[Any, ...], ...] = remembered("places", _read_places)
+def _read_gazetteer() -> Gazetteer:
+    """The place names present, built again only when they changed."""
+    rows = _read_places()
     cached = _built.get("gazetteer")
     if cached is None or cached[0] != rows:
         cached = _built["gazetteer"] = (rows, _build(rows))
     gazetteer: Gazetteer = cached[1]
+    return gazetteer
+
+
+def live_gazetteer() -> Gazetteer:
+    """The place names present (read once a minute, by the server's refresher: the read and
+    the build are no call's)."""
+    gazetteer: Gazetteer = remembered("gazetteer", _read_gazetteer)
     return gazetteer
 
 

@@ -8,8 +8,10 @@ of raw spellings from it, so no function ever wraps an indexed column.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import models
 
@@ -302,6 +304,22 @@ class Vocabulary:
     null_currency: str | None = None
     # Property type slug -> the ids of property_types carrying it (empty: not read).
     property_types: Mapping[str, tuple[int, ...]] = field(default_factory=dict)
+
+    @functools.cached_property
+    def statement_key(self) -> tuple[Any, ...]:
+        """What of it decides a statement's SQL (the values and currencies present, which
+        columns hold NULLs, the aliases, the property types' ids), without the counts: a
+        statement compiled with one vocabulary serves another of the same key. Keyed by the
+        object's id, every statement was compiled again each minute, when the vocabulary is
+        read again (its counts move as listings come)."""
+        return (
+            tuple(sorted((column, tuple(sorted(found))) for column, found in self.present.items())),
+            tuple(sorted(column for column, count in self.nulls.items() if count)),
+            tuple(sorted(self.priced_currencies, key=lambda code: (code is None, code or ""))),
+            tuple(sorted(self.aliases.items())),
+            self.null_currency,
+            tuple(sorted(self.property_types.items())),
+        )
 
     def property_type_ids(self, slug: str) -> tuple[int, ...]:
         """The ids a property type filter matches; empty when the slug is not known."""

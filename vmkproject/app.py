@@ -64,6 +64,24 @@ async def warm_tools() -> None:
             logger.warning("warm-up call %s failed (%s)", name, type(exc).__name__)
 
 
+async def keep_facts_fresh(interval: float | None = None) -> None:
+    """Re-read the facts about the listings database (vocabulary, place names, capabilities)
+    every `interval` seconds (FACTS_REFRESH_SEC), before they expire, so no agent's call pays
+    for the re-read; until cancelled at shutdown. A failed round is logged and the next one
+    tries again."""
+    from listings.runtime import FACTS_REFRESH_SEC, refresh_facts
+
+    every = FACTS_REFRESH_SEC if interval is None else interval
+    while True:
+        await asyncio.sleep(every)
+        try:
+            await sync_to_async(refresh_facts, thread_sensitive=False)()
+        except Exception as exc:  # noqa: BLE001 - the calls compute what is missing
+            logger.warning(
+                "the facts about the listings could not be re-read (%s)", type(exc).__name__
+            )
+
+
 async def health_endpoint(request: Request) -> JSONResponse:
     return JSONResponse(await health.check())
 
@@ -88,7 +106,13 @@ def build_app(django_app: Any) -> Starlette:
         await warm_embedder()
         async with mcp_lifespan():
             await warm_tools()
-            yield
+            refresher = asyncio.create_task(keep_facts_fresh())
+            try:
+                yield
+            finally:
+                refresher.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await refresher
         await sync_to_async(callpool.shutdown, thread_sensitive=False)()
         await sync_to_async(close_listings_pool, thread_sensitive=False)()
         metrics.process_exited()

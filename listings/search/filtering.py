@@ -197,7 +197,9 @@ class Matches:
         def built(*args: Any) -> Any:
             return build(given, args)
 
-        shape = Shape((self.key, key, given.key, id(vocab), id(rates)), built, (vocab, rates))
+        shape = Shape(
+            (self.key, key, given.key, vocab.statement_key, id(rates)), built, (vocab, rates)
+        )
         return _COUNTS.sql(shape, [*self.words, *given.slots], LISTINGS)
 
     def counts(self, each: Sequence[Filters], milliseconds: int) -> list[tuple[int, bool]] | None:

@@ -240,7 +240,7 @@ def listing_stats(
     # (else the counts per currency), and the vocabulary and rates it is built with (kept
     # alive with the statement, which names them by id()).
     shape = Shape(
-        ("stats", given.key, group_by, bool(money.asked), id(vocab), id(rates)),
+        ("stats", given.key, group_by, bool(money.asked), vocab.statement_key, id(rates)),
         figures,
         (vocab, rates),
     )

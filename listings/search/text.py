@@ -264,7 +264,7 @@ def _text_ranked(
     # the filters' values are placeholders after the words (filterslots).
     candidates = settings.FTS_RANK_CANDIDATES
     given = filter_values(filters, rates)
-    shape = (given.key, config, candidates, id(vocabulary), id(rates))
+    shape = (given.key, config, candidates, vocabulary.statement_key, id(rates))
     keep = (vocabulary, rates)
     count = len(given.values)
 

@@ -313,7 +313,7 @@ def _neighbours(
     def key(kind: object) -> tuple[Any, ...]:
         # the page (kind: whether norms are checked) or the exact ranking's "distances"
         shape = (given.key, exclude_id is None, min_similarity, metric, count, cards)
-        return ("vector", kind, *shape, id(vocabulary), id(rates))
+        return ("vector", kind, *shape, vocabulary.statement_key, id(rates))
 
     def page_shape(usable: bool) -> Shape:
         return Shape(key(usable), page(usable), context)

@@ -1,0 +1,89 @@
+"""listings.runtime.Facts: the facts about the database a server re-reads before they
+expire, so that no call pays for the re-read (the vocabulary's and the place names' scans)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from unittest import mock
+
+import pytest
+
+from listings import compiled, runtime, search
+from listings.runtime import Facts
+from vmkproject import app
+
+pytestmark = pytest.mark.usefixtures("listings_access")
+
+
+def test_a_fact_is_computed_once_until_its_time_and_refreshed_before_it():
+    computed = []
+    facts = Facts(ttl=60)
+
+    def compute():
+        computed.append(1)
+        return len(computed)
+
+    assert facts.get("count", compute) == 1 and facts.get("count", compute) == 1
+    assert facts.refresh(older_than=30) == []  # read a moment ago: not due
+    assert facts.refresh(older_than=0) == ["count"]
+    assert facts.get("count", compute) == 2 and len(computed) == 2  # the call computes nothing
+
+
+def test_a_fact_that_fails_to_refresh_keeps_its_value_and_its_time():
+    facts = Facts(ttl=0.2)
+    facts.get("fact", lambda: "first")
+
+    def broken():
+        raise RuntimeError("gone")
+
+    with mock.patch.object(facts, "_found", {"fact": (time.monotonic(), "first", broken)}):
+        assert facts.refresh(older_than=0) == []
+        assert facts.get("fact", lambda: "never") == "first"
+        time.sleep(0.25)  # expired: the call that needs it computes it, as before
+        assert facts.get("fact", lambda: "second") == "second"
+
+
+def test_a_refresh_begun_before_a_clear_stores_nothing():
+    facts = Facts(ttl=60)
+
+    def read_while_cleared():
+        facts.clear()  # e.g. a test that changed the table
+        return "read before"
+
+    facts.get("fact", lambda: "first")
+    facts._found["fact"] = (0.0, "first", read_while_cleared)
+    assert facts.refresh(older_than=0) == []
+    assert facts.get("fact", lambda: "read after") == "read after"
+
+
+def test_after_the_vocabulary_is_read_again_no_statement_is_compiled_again():
+    # The statements were keyed by the vocabulary object's id: each minute's re-read compiled
+    # them all again; now by what of it decides their SQL.
+    filters = {"city": "Київ", "deal_type": "sale"}
+    search.hybrid_search(query="квартира з балконом", filters=filters)
+    search.fulltext_search(query="балкон", filters=filters)
+    first = search.live_vocabulary()
+    runtime._recent.refresh(older_than=0)
+    assert search.live_vocabulary() is not first  # read again
+    assert search.live_vocabulary().statement_key == first.statement_key
+    with mock.patch.object(compiled, "compile_statement", wraps=compiled.compile_statement) as spy:
+        search.hybrid_search(query="квартира з балконом", filters=filters)
+        search.fulltext_search(query="балкон", filters=filters)
+    assert spy.call_count == 0
+
+
+def test_the_servers_refresher_reads_the_facts_again_in_the_background():
+    search.live_vocabulary()
+    read_at = runtime._recent._found["vocabulary"][0]
+
+    async def run_briefly():
+        task = asyncio.create_task(app.keep_facts_fresh(interval=0.05))
+        await asyncio.sleep(0.5)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    with mock.patch.object(runtime, "FACTS_REFRESH_SEC", 0):
+        asyncio.run(run_briefly())
+    assert runtime._recent._found["vocabulary"][0] > read_at
