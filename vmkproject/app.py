@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -66,16 +67,20 @@ async def warm_tools() -> None:
 
 async def keep_facts_fresh(interval: float | None = None) -> None:
     """Re-read the facts about the listings database (vocabulary, place names, capabilities)
-    every `interval` seconds (FACTS_REFRESH_SEC), before they expire, so no agent's call pays
-    for the re-read; until cancelled at shutdown. A failed round is logged and the next one
-    tries again."""
+    before they expire, looking every `interval` seconds (FACTS_REFRESH_SEC), so no agent's
+    call pays for the re-read; until cancelled at shutdown. A failed round is logged and the
+    next one tries again."""
     from listings.runtime import FACTS_REFRESH_SEC, refresh_facts
 
     every = FACTS_REFRESH_SEC if interval is None else interval
     while True:
         await asyncio.sleep(every)
         try:
-            await sync_to_async(refresh_facts, thread_sensitive=False)()
+            started = time.perf_counter()
+            refreshed = await sync_to_async(refresh_facts, thread_sensitive=False)()
+            if refreshed:
+                took = (time.perf_counter() - started) * 1000
+                logger.debug("facts re-read: %s (%.0f ms)", ", ".join(refreshed), took)
         except Exception as exc:  # noqa: BLE001 - the calls compute what is missing
             logger.warning(
                 "the facts about the listings could not be re-read (%s)", type(exc).__name__

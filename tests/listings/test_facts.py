@@ -84,6 +84,6 @@ def test_the_servers_refresher_reads_the_facts_again_in_the_background():
         with pytest.raises(asyncio.CancelledError):
             await task
 
-    with mock.patch.object(runtime, "FACTS_REFRESH_SEC", 0):
+    with mock.patch.object(runtime, "FACTS_REFRESHED_AFTER_SEC", 0):
         asyncio.run(run_briefly())
     assert runtime._recent._found["vocabulary"][0] > read_at
