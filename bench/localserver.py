@@ -3,13 +3,14 @@ the test suite's HTTP tests."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import httpx
@@ -72,6 +73,28 @@ def start_local_server(
         log_dir,
         timeout,
     )
+
+
+class ServerDidNotStart(RuntimeError):
+    pass
+
+
+@contextlib.contextmanager
+def serving(url: str) -> Iterator[tuple[str, LocalServer | None]]:
+    """(`url`, None) for a running server's /mcp URL; with an empty `url`, a server started
+    here for the block, (its /mcp URL, the server), stopped after it. ServerDidNotStart when
+    it does not start."""
+    if url:
+        yield url, None
+        return
+    try:
+        server = start_local_server()
+    except RuntimeError as exc:
+        raise ServerDidNotStart(str(exc)) from exc
+    try:
+        yield server.mcp_url, server
+    finally:
+        server.stop()
 
 
 def start_serve(

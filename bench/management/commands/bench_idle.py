@@ -18,7 +18,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from mcp import Client
 
-from bench.localserver import start_local_server
+from bench.localserver import ServerDidNotStart, serving
 
 QUERIES = (
     "квартира з балконом біля метро",
@@ -68,21 +68,13 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         if options["rounds"] < 1 or options["gap"] < 0:
             raise CommandError("--rounds must be 1 or more and --gap 0 or more")
-        server = None
-        url = options["url"]
-        if not url:
-            try:
-                server = start_local_server()
-            except RuntimeError:
-                raise CommandError("The server did not start.") from None
-            url = f"{server.url}/mcp"
         try:
-            after_gap, next_call = asyncio.run(
-                _rounds(url, options["rounds"], options["gap"], self.stdout.write)
-            )
-        finally:
-            if server is not None:
-                server.stop()
+            with serving(options["url"]) as (url, _):
+                after_gap, next_call = asyncio.run(
+                    _rounds(url, options["rounds"], options["gap"], self.stdout.write)
+                )
+        except ServerDidNotStart:
+            raise CommandError("The server did not start.") from None
         self.stdout.write(
             f"p50: after {options['gap']:.0f} s idle {statistics.median(after_gap):.1f} ms, "
             f"the next call {statistics.median(next_call):.1f} ms"

@@ -13,7 +13,7 @@ import psutil
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections
 
-from bench.localserver import start_local_server
+from bench.localserver import ServerDidNotStart, serving
 from bench.mix import EXPECTED_ERRORS, MIX
 from vmkproject.pgbackend.base import APPLICATION_NAME
 from vmkproject.routers import LISTINGS_ALIAS
@@ -52,20 +52,13 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        server = None
-        url = options["url"]
-        if not url:
-            try:
-                server = start_local_server()
-            except RuntimeError:
-                raise CommandError("The soak server did not start.") from None
-            url = server.mcp_url
-        process = psutil.Process(server.process.pid) if server else None
         try:
-            report = asyncio.run(self._soak(url, options["clients"], options["seconds"], process))
-        finally:
-            if server is not None:
-                server.stop()
+            with serving(options["url"]) as (url, server):
+                process = psutil.Process(server.process.pid) if server else None
+                soaking = self._soak(url, options["clients"], options["seconds"], process)
+                report = asyncio.run(soaking)
+        except ServerDidNotStart:
+            raise CommandError("The soak server did not start.") from None
         if options["json"]:
             self.stdout.write(json.dumps(report, indent=2))
         else:
