@@ -450,9 +450,10 @@ def _without_each(
         names = [groups[n][0] for n in nowhere]
         left = time_left(deadline)
         sampled = substrings.sampled(filters, names, left, SUBSTRINGS_IN_PARALLEL) or []
-        found |= {n: counted for n, counted in zip(nowhere, sampled, strict=False) if counted}
+        settled = dict(zip(nowhere, sampled, strict=False))
+        found |= {n: counted for n, counted in settled.items() if counted is not None}
         # not settled by that read (it stopped at the cap): a count each, in one statement
-        unsettled = [n for n, counted in zip(nowhere, sampled, strict=False) if not counted]
+        unsettled = [n for n, counted in settled.items() if counted is None]
         lifted = [groups[n][1] for n in unsettled]
         if lifted and (counted := substrings.counts(lifted, time_left(deadline))):
             found |= dict(zip(unsettled, counted, strict=True))
