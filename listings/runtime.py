@@ -1,5 +1,6 @@
 """What every search shares: the alias and limits, the per-call timings, driver-error
-translation, counting, the one TTL cache, the cache by identity and the stored embedder."""
+translation, counting, the one TTL cache, the facts about the database a server keeps fresh,
+the cache by identity and the stored embedder."""
 
 from __future__ import annotations
 
