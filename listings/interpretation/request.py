@@ -103,6 +103,7 @@ class Quantity:
     currency: str | None
     mult: str | None
     unit: str | None  # "area" (m²), "metres" (a length or an area), None
+    at_least: bool = False  # a plus before its currency or unit: "2000+ грн", "50+ м²"
 
 
 def cardinal(token: Token) -> float | None:
@@ -326,9 +327,13 @@ class Request:
             else:
                 high *= factor
         low *= factor
-        code, j = self.currency(j) if sign is None else (sign, j)
-        unit, j = self.area_unit(j) if code is None else (None, j)
-        return Quantity(i, j, low, high, code, mult, unit)
+        plus = high is None and self.low(j) == "+"
+        after = j + 1 if plus else j
+        code, k = self.currency(after) if sign is None else (sign, after)
+        unit, k = self.area_unit(k) if code is None else (None, k)
+        if plus and code is None and unit is None:
+            return Quantity(i, j, low, high, sign, mult, None)  # a plus alone says nothing here
+        return Quantity(i, k, low, high, code, mult, unit, at_least=plus)
 
     def range_unit(self, quantity: Quantity, op: str | None) -> str | None:
         """The unit said after a range's second end only ("від 50 до 70 м²"): the first
@@ -386,6 +391,8 @@ class Request:
         single value, the open bound said after it ("60 м² і більше", "$500 or more"), and
         the token past those words."""
         low, high = self.bounds(quantity, op)
+        if op is None and quantity.at_least:
+            return "min", quantity.low, None, quantity.end  # "2000+ грн"
         if op is None and quantity.high is None:
             said, past = self.beyond(quantity.end)
             if said is not None:

@@ -54,7 +54,8 @@ MAX_ROOMS_AFTER_NOUN = 10
 
 
 def _count_after_noun(r: Request, i: int) -> tuple[int, int] | None:
-    """(the count, where it ends) of a room count said after its noun at i (COUNT_NOUNS)."""
+    """(the count, where it ends) of a room count said after its noun at i (COUNT_NOUNS); a
+    plus after it is read by the caller ("кімнат 3+")."""
     j = r.skip_dot(i + 1)
     if r.low(j) in COUNT_SIGNS:
         j += 1
@@ -151,7 +152,11 @@ def read_rooms(r: Request) -> None:
             else:
                 r.take(start, end, _rooms_label(count), {"rooms_count": count})
         elif r.kind(i) == "word" and r.low(i) in COUNT_NOUNS and (said := _count_after_noun(r, i)):
-            r.take(i, said[1], _rooms_label(said[0]), {"rooms_count": said[0]})
+            count, end = said
+            if r.low(end) == "+":  # "кімнат 3+"
+                r.take(i, end + 1, _rooms_label(count, after="від"), {"min_rooms": count})
+            else:
+                r.take(i, end, _rooms_label(count), {"rooms_count": count})
         elif r.kind(i) == "word" and r.has(i, ROOMS_WORDS) and not dropped_if_negated(r, i, i + 1):
             count, first, end = int(r.value(i, ROOMS_WORDS)), i, i + 1
             other = None

@@ -539,6 +539,11 @@ CASES = [
     ("будинок 2010+ року", {"min_building_year": 2010, "max_building_year": None}),
     ("квартира 2010+ рік побудови", {"min_building_year": 2010, "max_building_year": None}),
     ("будинок 2010+", {"min_building_year": 2010, "property_type": "house"}),
+    # a plus before the currency or the unit: at least
+    ("квартира 2000+ грн", {"min_price": 2000.0, "max_price": None, "currency": "UAH"}),
+    ("квартира $50000+", {"min_price": 50000.0, "max_price": None, "currency": "USD"}),
+    ("будинок 100+ м2", {"min_area": 100.0, "max_area": None}),
+    ("кімнат 3+", {"min_rooms": 3, "rooms_count": None}),
 ]
 
 
