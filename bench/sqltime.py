@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass(frozen=True)
+class Call:
+    """One call measured: its result, the statements it sent, its SQL time and the time
+    above it (ms)."""
+
+    result: Any
+    statements: int
+    sql_ms: float
+    above_ms: float
 
 
 class SqlTime:
@@ -21,3 +34,12 @@ class SqlTime:
         finally:
             self.seconds += time.perf_counter() - started
             self.statements += 1
+
+    def measure(self, run: Callable[[], Any]) -> Call:
+        """`run()` measured by what this wrapper saw during it (installed by the caller)."""
+        statements, seconds = self.statements, self.seconds
+        started = time.perf_counter()
+        result = run()
+        took = time.perf_counter() - started
+        in_sql = self.seconds - seconds
+        return Call(result, self.statements - statements, in_sql * 1000, (took - in_sql) * 1000)

@@ -9,7 +9,6 @@ configured listings database.
 from __future__ import annotations
 
 import statistics
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -51,14 +50,11 @@ class Command(BaseCommand):
                 run()  # compiled, connections warm
                 sent, in_sql, above, counts = [], [], [], 0
                 for _ in range(calls):
-                    statements, seconds = sql.statements, sql.seconds
-                    started = time.perf_counter()
-                    page = run()
-                    took = time.perf_counter() - started
-                    sent.append(sql.statements - statements)
-                    in_sql.append((sql.seconds - seconds) * 1000)
-                    above.append(took * 1000 - in_sql[-1])
-                    counts = len(page.if_dropped or ())
+                    call = sql.measure(run)
+                    sent.append(call.statements)
+                    in_sql.append(call.sql_ms)
+                    above.append(call.above_ms)
+                    counts = len(call.result.if_dropped or ())
                 self.stdout.write(
                     f"{case:14} {statistics.median(sent):10.0f} {statistics.median(in_sql):8.1f} "
                     f"{statistics.median(above):9.2f} {counts:6d}"

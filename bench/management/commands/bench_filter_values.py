@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import statistics
-import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -57,9 +56,7 @@ class Command(BaseCommand):
         with connections[LISTINGS].execute_wrapper(sql):
 
             def above(run: Callable[[dict[str, Any]], Any], filters: dict[str, Any]) -> float:
-                before, started = sql.seconds, time.perf_counter()
-                run(filters)
-                return (time.perf_counter() - started - (sql.seconds - before)) * 1000
+                return sql.measure(lambda: run(filters)).above_ms
 
             for start, (mode, run) in enumerate(MODES.items()):
                 same = {"city": "Київ", "deal_type": "sale", "max_price": 100000}
