@@ -169,6 +169,10 @@ def within(milliseconds: int) -> Settings:
 _COUNTS = Statements()
 
 
+# The vocabulary and the exchange rates a statement is built with.
+Built = tuple[vocabulary.Vocabulary, Mapping[str, float]]
+
+
 @dataclass(frozen=True)
 class Matches:
     """The listings that match filters, narrowed by a search's words (`narrow(queryset,
@@ -188,14 +192,16 @@ class Matches:
         self,
         key: Hashable,
         filters: Filters,
-        build: Callable[[FilterValues, tuple[Any, ...]], Any],
+        build: Callable[[FilterValues, Built, tuple[Any, ...]], Any],
     ) -> tuple[str, list[Any]]:
-        """The SQL and parameters of `build(values, args)`'s queryset for `filters`."""
+        """The SQL and parameters of `build(values, (vocabulary, rates), args)`'s queryset for
+        `filters`: the vocabulary read once, for the key and the SQL alike (the server's
+        refresher may put another in place between two reads)."""
         rates, vocab = _rates(), live_vocabulary()
         given = filter_values(filters, rates)
 
         def built(*args: Any) -> Any:
-            return build(given, args)
+            return build(given, (vocab, rates), args)
 
         shape = Shape(
             (self.key, key, given.key, vocab.statement_key, id(rates)), built, (vocab, rates)
@@ -211,9 +217,9 @@ class Matches:
         if milliseconds <= 0:
             return None
         cap = settings.TOTAL_COUNT_CAP
-        rates, vocab = _rates(), live_vocabulary()
 
-        def build(given: FilterValues, args: tuple[Any, ...]) -> Any:
+        def build(given: FilterValues, read: Built, args: tuple[Any, ...]) -> Any:
+            vocab, rates = read
             found = given.queryset(args[len(self.words) :], rates, vocab)
             return up_to_cap(self._narrowed(found, args), cap)
 
@@ -241,9 +247,9 @@ class Matches:
         if milliseconds <= 0:
             return None
         cap = settings.TOTAL_COUNT_CAP
-        rates, vocab = _rates(), live_vocabulary()
 
-        def build(given: FilterValues, args: tuple[Any, ...]) -> Any:
+        def build(given: FilterValues, read: Built, args: tuple[Any, ...]) -> Any:
+            vocab, rates = read
             stood_in, windows = given.given(args[len(self.words) :])
             conditions = []
             for names in groups:
