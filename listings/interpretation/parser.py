@@ -39,6 +39,7 @@ from .words import (
     FROM,
     HEDGES,
     KEPT_PROPERTY_WORDS,
+    LABEL_SIGNS,
     LISTING_NOUNS,
     NEAR,
     OUTSKIRTS,
@@ -328,7 +329,7 @@ def _remaining(r: Request) -> str:
         if r.keys[i] & NEAR and i + 1 < len(r.tokens) and not r.used[i + 1]:
             continue  # "возле метро": the place is what a listing says ("метро"), not "возле"
         # A label right before what was understood went with it ("city: Kyiv", "area=80").
-        labelled = r.low(i + 1) in {":", "="} and i + 2 < len(r.tokens) and r.used[i + 2]
+        labelled = r.low(i + 1) in LABEL_SIGNS and i + 2 < len(r.tokens) and r.used[i + 2]
         if token.kind == "word" and labelled:
             continue
         # A preposition or operator right before something understood went with it.

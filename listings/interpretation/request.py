@@ -332,7 +332,7 @@ class Request:
         code, k = self.currency(after) if sign is None else (sign, after)
         unit, k = self.area_unit(k) if code is None else (None, k)
         if plus and code is None and unit is None:
-            return Quantity(i, j, low, high, sign, mult, None)  # a plus alone says nothing here
+            return Quantity(i, j, low, high, None, mult, None)  # a plus alone says nothing here
         return Quantity(i, k, low, high, code, mult, unit, at_least=plus)
 
     def range_unit(self, quantity: Quantity, op: str | None) -> str | None:

@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from .places import token_keys
 from .request import Chip, Quantity, Request, dropped_if_negated
-from .words import ALTERNATIVES, DASHES, FLAT_WORDS, NUMBER_WORDS, ROOM_UNITS, ROOMS_WORDS, STUDIO
+from .words import (
+    ALTERNATIVES,
+    DASHES,
+    FLAT_WORDS,
+    LABEL_SIGNS,
+    NUMBER_WORDS,
+    ROOM_UNITS,
+    ROOMS_WORDS,
+    STUDIO,
+)
 
 
 def _rooms_label(count: int, *, after: str = "") -> str:
@@ -48,7 +57,6 @@ def _count(r: Request, i: int) -> int | None:
 COUNT_NOUNS = frozenset(
     {"кімнат", "кімнати", "кімн", "комнат", "комнаты", "комн", "rooms", "bedrooms"}
 )
-COUNT_SIGNS = frozenset({":", "="})
 NOT_A_COUNT_AFTER = frozenset({"на", "x", "х", "×", "*", "/"})
 MAX_ROOMS_AFTER_NOUN = 10
 
@@ -57,7 +65,7 @@ def _count_after_noun(r: Request, i: int) -> tuple[int, int] | None:
     """(the count, where it ends) of a room count said after its noun at i (COUNT_NOUNS); a
     plus after it is read by the caller ("кімнат 3+")."""
     j = r.skip_dot(i + 1)
-    if r.low(j) in COUNT_SIGNS:
+    if r.low(j) in LABEL_SIGNS:
         j += 1
     quantity = r.quantity(j)
     if quantity is None or quantity.high is not None or r.low(quantity.end) in NOT_A_COUNT_AFTER:

@@ -166,3 +166,7 @@ PARKING_SPACES = _set("parking_space_nouns")
 GARAGE_NOUNS = _set("garage_nouns")
 VIEW_TARGETS, WINDOW_WORDS = _map("view_targets"), _set("window_words")
 VIEW_PREPS = _set("view_preps")
+
+# Between a label and its value, as forms and agents' keywords put them ("кімнат: 2",
+# "rooms=2", "city: Kyiv").
+LABEL_SIGNS = frozenset({":", "="})
