@@ -172,3 +172,27 @@ def test_rows_from_any_thread_go_through_the_writers_one_kept_connection():
     assert first_own is None and second_own is None  # the threads opened none of their own
     assert ToolCall.objects.filter(tool="describe_schema", key_name="tester").count() == 2
     log.stop()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_a_quiet_spell_the_writer_keeps_its_connection_while_it_works():
+    """Checked, not reopened, after IDLE_CHECK_SEC: reopening cost the call after a quiet
+    half-minute 1.5 ms. One that no longer works (a server or pooler dropped it) is closed,
+    and the next write opens another."""
+    log = audit.AuditLog(maxsize=100, wait_sec=5.0)
+    log.write_through(dict(RECORD))
+    assert log._db is not None
+    closed = []
+    close = log._db.close
+    log._db.close = lambda: (closed.append(1), close())[1]
+    log._used_at -= audit.IDLE_CHECK_SEC + 1
+    log.write_through(dict(RECORD))
+    assert closed == []
+    log.write_through(dict(RECORD))  # not idle: not even checked
+    log._used_at -= audit.IDLE_CHECK_SEC + 1
+    log._db.is_usable = lambda: False
+    log.write_through(dict(RECORD))
+    assert closed == [1]
+    assert log.written == 4 and log.failed == 0
+    assert ToolCall.objects.filter(tool="describe_schema", key_name="tester").count() == 4
+    log.stop()
