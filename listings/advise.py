@@ -1,10 +1,12 @@
-"""Index advice for the owners of the listings database (`check_listings_db --advise`).
+"""Index and server advice for the owners of the listings database (`check_listings_db
+--advise`).
 
 The listings database belongs to another system: the project never creates these indexes
-there. It reads the catalog (indexes, the HNSW index's build options, the planner's
-statistics of the filter columns) and EXPLAINs (plans only, nothing runs) the queries each
-index would serve, and prints the DDL with the figure it is expected to change: the plan
-this database picks today and what the project measured where the index exists.
+or changes its settings there. It reads the catalog (indexes, the HNSW index's build
+options, the planner's statistics of the filter columns, the relations' sizes, the settings
+this role may read) and EXPLAINs (plans only, nothing runs) the queries each index would
+serve, and prints the DDL with the figure it is expected to change: the plan this database
+picks today and what the project measured where the index exists.
 """
 
 from __future__ import annotations
@@ -142,6 +144,30 @@ MARKET_EXPECTED = (
     "1.5 s to build and is 117 MB. A city or district longer than a btree row allows (about "
     "2.7 KB) stops the build"
 )
+
+
+# Measured 2026-12-06 (bench/RESULTS.md, "Stop 48"): the project's copy of 100 000 listings
+# (HNSW index 382 MB, table 165 MB), a search in Київ with a query vector no search had
+# used (ef_search 400), the SQL alone, 20 queries each, the files in the OS's page cache.
+BUFFERS_EXPECTED = (
+    "a semantic search finds the index pages it walks in PostgreSQL's buffers instead of "
+    "reading them: on the project's copy of 100 000 listings (index 382 MB, table 165 MB) a "
+    "search with a new query vector took 40.5 ms p50 and read 7 600 pages with shared_buffers "
+    "128MB (PostgreSQL's default), 33.2 ms and 4 418 pages with 256MB, 17.9 ms and 30 pages "
+    "with 640MB (the size this advice would give it) and 18.0 ms and none with 1GB, the "
+    "files in the OS's page cache all along; a page read from disk instead cost about 25 µs "
+    "there, 190 ms for 7 600"
+)
+PREWARM_EXPECTED = (
+    "the first searches after a restart find the pages the buffers held: on the project's "
+    "copy of 100 000 listings (1GB of buffers) the first searches after a restart, with "
+    "the files not in the OS's page cache, read 3 300-9 900 pages each from disk and took "
+    "42-481 ms (median 103) against 5-51 ms (median 20) once the buffers held the index "
+    "(7 s of searches and a read of the vectors there); "
+    "autoprewarm itself was not measured there (the project's embedded PostgreSQL has no "
+    "pg_prewarm)"
+)
+MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -377,6 +403,12 @@ def advise(alias: str = LISTINGS) -> list[Advice]:
                     "TOAST buffers a listing, when listings are ranked exactly",
                 )
             )
+        memory = _vector_memory(cursor)
+        found += [
+            item
+            for item in (buffers_advice(memory), prewarm_advice(_preloaded(cursor)))
+            if item is not None
+        ]
         price = _normalised_price_sql()
         if "CASE" not in existing:
             found.append(
@@ -408,6 +440,88 @@ def advise(alias: str = LISTINGS) -> list[Advice]:
                 )
             )
     return found
+
+
+@dataclass(frozen=True)
+class VectorMemory:
+    buffers: int
+    indexes: int
+    table: int
+
+    @property
+    def needed(self) -> int:
+        """What semantic searches read: the HNSW indexes and the table's rows (not TOAST)."""
+        return self.indexes + self.table
+
+
+def buffers_advice(memory: VectorMemory | None) -> Advice | None:
+    """Larger shared_buffers where the HNSW indexes and the table do not fit in them."""
+    if memory is None or memory.buffers >= memory.needed:
+        return None
+    return Advice(
+        "shared buffers that hold the vector index",
+        f"ALTER SYSTEM SET shared_buffers = '{_size_setting(memory.needed)}';\n"
+        "-- takes effect when PostgreSQL restarts; up to a quarter of the host's memory is "
+        "PostgreSQL's own guidance",
+        BUFFERS_EXPECTED,
+        f"shared_buffers is {_size(memory.buffers)}; a semantic search walks the HNSW index "
+        f"({_size(memory.indexes)}) and reads its candidates' rows in the table "
+        f"({_size(memory.table)})",
+    )
+
+
+def prewarm_advice(preloaded: list[str] | None) -> Advice | None:
+    """pg_prewarm's autoprewarm added to the preloaded libraries, where they can be read and
+    do not have it."""
+    if preloaded is None or "pg_prewarm" in preloaded:
+        return None
+    return Advice(
+        "the buffers' pages kept across restarts (pg_prewarm)",
+        f"ALTER SYSTEM SET shared_preload_libraries = '{', '.join([*preloaded, 'pg_prewarm'])}';"
+        "\n-- takes effect when PostgreSQL restarts; its autoprewarm worker (on by default) "
+        "then\n-- reloads the pages the buffers held before the restart",
+        PREWARM_EXPECTED,
+        "shared_preload_libraries is "
+        + (", ".join(preloaded) if preloaded else "empty")
+        + ": after a restart each search reads the index pages it walks from disk until the "
+        "buffers hold them again",
+    )
+
+
+def _vector_memory(cursor: Any) -> VectorMemory | None:
+    """shared_buffers and the bytes of the table's HNSW indexes (partial ones too) and of its
+    rows; None without an HNSW index (semantic search then scans the table anyway)."""
+    cursor.execute(
+        "SELECT pg_size_bytes(current_setting('shared_buffers')), "
+        "pg_relation_size(to_regclass(%s)), (SELECT sum(pg_relation_size(i.indexrelid)) "
+        "FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
+        "WHERE i.indrelid = to_regclass(%s) AND a.amname = 'hnsw')",
+        [TABLE, TABLE],
+    )
+    row = cursor.fetchone()
+    if not row or row[2] is None:
+        return None
+    return VectorMemory(buffers=int(row[0]), indexes=int(row[2]), table=int(row[1] or 0))
+
+
+def _preloaded(cursor: Any) -> list[str] | None:
+    """The libraries in shared_preload_libraries; None where this role may not read it (a
+    setting only superusers and pg_read_all_settings see)."""
+    cursor.execute("SELECT setting FROM pg_settings WHERE name = 'shared_preload_libraries'")
+    row = cursor.fetchone()
+    if row is None or row[0] is None:
+        return None
+    return [name.strip().strip('"') for name in str(row[0]).split(",") if name.strip()]
+
+
+def _size(size: int) -> str:
+    return f"{size / 1024 / MB:.1f} GB" if size >= 1024 * MB else f"{size / MB:.0f} MB"
+
+
+def _size_setting(size: int) -> str:
+    """`size` rounded up to 128 MB, as a setting: whole gigabytes as GB."""
+    megabytes = -(-size // (128 * MB)) * 128
+    return f"{megabytes // 1024}GB" if megabytes % 1024 == 0 else f"{megabytes}MB"
 
 
 def _all_visible(cursor: Any) -> tuple[int, int] | None:
@@ -444,9 +558,10 @@ def render(found: list[Advice]) -> str:
     if not found:
         return "-- The listings database has every index the project would advise."
     lines = [
-        "-- Index advice for the owners of the listings database. The project never creates",
-        "-- these: run them there, off-peak (CONCURRENTLY does not lock writes; a storage",
-        "-- change rewrites the table under a lock, as it says).",
+        "-- Index and server advice for the owners of the listings database. The project never",
+        "-- runs these: run them there, off-peak (CONCURRENTLY does not lock writes; a storage",
+        "-- change rewrites the table under a lock, and a setting waits for a restart, as",
+        "-- each says).",
     ]
     for item in found:
         lines += [

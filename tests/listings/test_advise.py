@@ -150,3 +150,70 @@ def test_a_column_already_kept_in_the_row_gets_no_storage_advice(tmp_path):
     # every page changed since the last vacuum (50 rows: below autovacuum's threshold)
     assert "\nVACUUM (ANALYZE) property_listings;" in done.stdout
     assert "-- now: 0 of " in done.stdout
+
+
+def test_the_vector_memory_read_is_this_databases(listings_cursor):
+    listings_cursor.execute("SHOW shared_buffers")
+    shown = listings_cursor.fetchone()[0]
+    listings_cursor.execute(
+        "SELECT pg_relation_size('property_listings'), "
+        "pg_relation_size('ix_property_listings_embedding_hnsw')"
+    )
+    table, index = listings_cursor.fetchone()
+    memory = advise._vector_memory(listings_cursor)
+    assert memory is not None
+    assert memory.buffers == int(shown.removesuffix("GB")) * 1024**3  # the tests' 1GB
+    assert (memory.table, memory.indexes) == (table, index)
+    assert memory.needed == table + index
+
+
+@pytest.mark.parametrize(
+    ("size", "setting"),
+    [
+        (1, "128MB"),
+        (128 * advise.MB, "128MB"),
+        (128 * advise.MB + 1, "256MB"),
+        (547 * advise.MB, "640MB"),
+        (900 * advise.MB, "1GB"),
+        (4700 * advise.MB, "4736MB"),
+        (5 * 1024 * advise.MB, "5GB"),
+    ],
+)
+def test_the_advised_shared_buffers_round_up_to_128_mb(size, setting):
+    assert advise._size_setting(size) == setting
+
+
+def test_buffers_smaller_than_the_vector_index_are_advised(listings_cursor):
+    memory = advise._vector_memory(listings_cursor)
+    small = advise.VectorMemory(
+        buffers=128 * advise.MB, indexes=382 * advise.MB, table=165 * advise.MB
+    )
+    item = advise.buffers_advice(small)
+    assert item is not None
+    assert item.ddl.startswith("ALTER SYSTEM SET shared_buffers = '640MB';")
+    assert item.now.startswith(
+        "shared_buffers is 128 MB; a semantic search walks the HNSW "
+        "index (382 MB) and reads its candidates' rows in the table (165 MB)"
+    )
+    # the test database's index and table fit in its buffers: nothing to advise
+    assert memory is not None and advise.buffers_advice(memory) is None
+    titles = [found.title for found in advise.advise()]
+    assert "shared buffers that hold the vector index" not in titles
+
+
+def test_pg_prewarm_is_advised_where_the_preloaded_libraries_can_be_read(listings_cursor):
+    """The tests' server preloads nothing: read as its superuser, pg_prewarm is advised, added
+    to what is there. The tests' listings role, like a deployment's read-only one, may not
+    read the setting (superusers and pg_read_all_settings only): no such advice."""
+    with embedded_server().connect("postgres") as admin:
+        assert advise._preloaded(admin.cursor()) == []
+    item = advise.prewarm_advice([])
+    assert item is not None
+    assert item.ddl.startswith("ALTER SYSTEM SET shared_preload_libraries = 'pg_prewarm';")
+    assert item.now.startswith("shared_preload_libraries is empty")
+    item = advise.prewarm_advice(["pg_stat_statements", "auto_explain"])
+    assert item is not None
+    assert "= 'pg_stat_statements, auto_explain, pg_prewarm';" in item.ddl
+    assert advise.prewarm_advice(["pg_stat_statements", "pg_prewarm"]) is None
+    assert advise._preloaded(listings_cursor) is None
+    assert not [item for item in advise.advise() if "pg_prewarm" in item.title]
