@@ -4,6 +4,7 @@ expire, so that no call pays for the re-read (the vocabulary's and the place nam
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from unittest import mock
 
@@ -25,9 +26,32 @@ def test_a_fact_is_computed_once_until_its_time_and_refreshed_before_it():
         return len(computed)
 
     assert facts.get("count", compute) == 1 and facts.get("count", compute) == 1
-    assert facts.refresh(older_than=30) == []  # read a moment ago: not due
-    assert facts.refresh(older_than=0) == ["count"]
+    assert facts.refresh(within=30) == []  # read a moment ago, kept a minute: not due
+    assert facts.refresh(within=60) == ["count"]
     assert facts.get("count", compute) == 2 and len(computed) == 2  # the call computes nothing
+
+
+def test_a_fact_slow_to_read_is_kept_until_its_reading_is_a_small_share_of_the_time():
+    """A table ten times larger makes the vocabulary's scan ten times longer: read every
+    40-50 s it would keep the database busy; kept for 100 times its reading, 1 % of it."""
+    computed = []
+    facts = Facts(ttl=0.05, cost_share=0.02)
+
+    def slow():
+        computed.append(1)
+        time.sleep(0.02)  # kept for at least 1 s
+        return len(computed)
+
+    def quick():
+        computed.append(1)
+        return len(computed)
+
+    assert facts.get("slow", slow) == 1 and facts.get("quick", quick) == 2
+    time.sleep(0.2)
+    assert facts.get("quick", quick) == 3  # past its ttl
+    assert facts.get("slow", slow) == 1  # still kept
+    assert facts.refresh(within=0.01) == []  # "quick" was read just now, "slow" lasts 0.8 s more
+    assert facts.refresh(within=10) == ["slow", "quick"]
 
 
 def test_a_fact_that_fails_to_refresh_keeps_its_value_and_its_time():
@@ -37,8 +61,9 @@ def test_a_fact_that_fails_to_refresh_keeps_its_value_and_its_time():
     def broken():
         raise RuntimeError("gone")
 
-    with mock.patch.object(facts, "_found", {"fact": (time.monotonic(), "first", broken)}):
-        assert facts.refresh(older_than=0) == []
+    now = time.monotonic()
+    with mock.patch.object(facts, "_found", {"fact": (now, now + 0.2, "first", broken)}):
+        assert facts.refresh(within=60) == []
         assert facts.get("fact", lambda: "never") == "first"
         time.sleep(0.25)  # expired: the call that needs it computes it, as before
         assert facts.get("fact", lambda: "second") == "second"
@@ -52,8 +77,8 @@ def test_a_refresh_begun_before_a_clear_stores_nothing():
         return "read before"
 
     facts.get("fact", lambda: "first")
-    facts._found["fact"] = (0.0, "first", read_while_cleared)
-    assert facts.refresh(older_than=0) == []
+    facts._found["fact"] = (0.0, 0.0, "first", read_while_cleared)
+    assert facts.refresh(within=60) == []
     assert facts.get("fact", lambda: "read after") == "read after"
 
 
@@ -64,7 +89,7 @@ def test_after_the_vocabulary_is_read_again_no_statement_is_compiled_again():
     search.hybrid_search(query="квартира з балконом", filters=filters)
     search.fulltext_search(query="балкон", filters=filters)
     first = search.live_vocabulary()
-    runtime._recent.refresh(older_than=0)
+    runtime._recent.refresh(within=math.inf)
     assert search.live_vocabulary() is not first  # read again
     assert search.live_vocabulary().statement_key == first.statement_key
     with mock.patch.object(compiled, "compile_statement", wraps=compiled.compile_statement) as spy:
@@ -84,6 +109,6 @@ def test_the_servers_refresher_reads_the_facts_again_in_the_background():
         with pytest.raises(asyncio.CancelledError):
             await task
 
-    with mock.patch.object(runtime, "FACTS_REFRESHED_AFTER_SEC", 0):
+    with mock.patch.object(runtime, "FACTS_REFRESH_LEAD_SEC", math.inf):
         asyncio.run(run_briefly())
     assert runtime._recent._found["vocabulary"][0] > read_at
