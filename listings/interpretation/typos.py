@@ -3,10 +3,12 @@
 ("трикiмнатна" with a Latin i).
 
 A word is corrected only when nothing reads it as it is: it is not in the parser's tables or
-the gazetteer, and neither pymorphy3 dictionary knows it. It must be at least MIN_LENGTH
-letters long, and exactly one meaning (one table value or one place) must lie within one
-edit (insertion, deletion, substitution or transposition of neighbours: rapidfuzz's OSA
-distance) of it; two different meanings at that distance correct nothing.
+the gazetteer, neither pymorphy3 dictionary knows it, and it is no common English word
+("pool" is one insertion from Подол's "podol", and "with a pool" was read as Поділ). It
+must be at least MIN_LENGTH letters long, and exactly one meaning (one table value or one
+place) must lie within one edit (insertion, deletion, substitution or transposition of
+neighbours: rapidfuzz's OSA distance) of it; two different meanings at that distance
+correct nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Iterable, Mapping
 
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
+from spellchecker import SpellChecker
 
 from .morphology import analyzer, fold, normal
 
@@ -66,6 +69,23 @@ def known_word(word: str) -> bool:
     return False
 
 
+# pyspellchecker's English word frequencies: a word at least this common is an English word
+# to a reader ("pool" 2.5e-05, "terrace" 1.7e-06), not a typo; rarer entries are
+# mostly names and misspellings the web wrote ("lviv" 3.0e-08, "kharkov" 3.0e-08).
+ENGLISH_MIN_FREQUENCY = 1e-6
+
+
+@functools.cache
+def _english() -> SpellChecker:
+    return SpellChecker(language="en", distance=MAX_EDITS)
+
+
+@functools.lru_cache(maxsize=20_000)
+def english_word(word: str) -> bool:
+    """A common English word (ENGLISH_MIN_FREQUENCY), in Latin letters."""
+    return word.isascii() and _english().word_usage_frequency(word) >= ENGLISH_MIN_FREQUENCY
+
+
 class Vocabulary:
     """The words the parser can read (table words and place keys), each with its meanings."""
 
@@ -106,6 +126,8 @@ class Vocabulary:
         word = normal(word)
         if len(word) < MIN_LENGTH or word in self or fold(word) in self:
             return None
+        if english_word(word):
+            return None  # "pool", "Pool" alike: English capitalises more than names
         known = known_word(word)
         if known and not (capitalised and not proper_name(word)):
             return None

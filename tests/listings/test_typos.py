@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from listings.interpretation import Gazetteer
-from listings.interpretation.typos import MIN_LENGTH, cyrillic_lookalikes
+from listings.interpretation.typos import MIN_LENGTH, cyrillic_lookalikes, english_word
 from tests.listings.test_interpretation import LOCATED, VALUES, read
 
 
@@ -114,3 +114,28 @@ def test_lookalikes_need_a_mostly_cyrillic_word():
     assert cyrillic_lookalikes("Kyiv") == "Kyiv"
     assert cyrillic_lookalikes("ok") == "ok"
     assert MIN_LENGTH == 4
+
+
+@pytest.mark.parametrize(
+    ("text", "filters", "left"),
+    [
+        # "pool" is one letter from Подол's "podol": a district was read from a swimming pool
+        ("apartment with a pool", {"property_type": "apartment"}, "pool"),
+        ("House with Pool", {"property_type": "house"}, "Pool"),  # capitalised, as titles are
+        # "please" is one letter from "lease", "same" from "sale": deals nobody asked for
+        ("please find me a flat in Kyiv", {"property_type": "apartment", "city": "Київ"}, ""),
+        ("same flat in Kyiv", {"property_type": "apartment", "city": "Київ"}, "same"),
+    ],
+)
+def test_a_common_english_word_is_no_typo(text, filters, left):
+    values = {"city": {"Київ": 10}, "district": {"Подільський": 10}, "metro_station": {}}
+    reading = read(text, Gazetteer.build(values))
+    assert reading.corrected == {}
+    assert (reading.filters, reading.text) == (filters, left)
+
+
+def test_an_english_typo_is_still_corrected():
+    assert not english_word("apartmnet") and english_word("pool") and not english_word("lviv")
+    values = {"city": {"Львів": 10}, "district": {"Подільський": 10}, "metro_station": {}}
+    reading = read("apartmnet near Podl", Gazetteer.build(values))
+    assert reading.corrected == {"apartmnet": "apartment", "Podl": "Подільський"}
