@@ -113,6 +113,14 @@ FLAT_SHORT = _set("flat_abbreviations")
 ORDER_WORDS, ORDER_AFTER_MOST = _map("order_words"), _map("order_after_most")
 ORDER_OF_LISTINGS, LISTING_NOUNS = _map("order_of_listings"), _set("listing_nouns")
 MOST_WORDS = _set("most_words")
+# An order said as a command: "sort by price", "відсортувати за ціною", "по возрастанию
+# цены", "price descending"; "first" after an order ("newest first", "спочатку дешевші").
+SORT_VERBS, SORT_PREPOSITIONS = _set("sort_verbs"), _set("sort_prepositions")
+SORT_KEYS, SORT_DIRECTIONS = _map("sort_keys"), _map("sort_directions")
+ORDER_NOUNS, FIRST_WORDS = _set("order_nouns"), _set("first_words")
+# Comparatives that are an order beside "first": "спочатку дешевші", "сначала новые", "cheaper
+# first" (alone, "дешевше 50 000" is a price cap).
+ORDER_COMPARATIVES = _map("order_comparatives")
 # How recently published (published.py): "за останні 3 дні", "in the last week", "за сьогодні".
 RECENT, PERIOD_UNITS = _set("recent_words"), _map("period_units")
 TODAY_WORDS = _map("today_words")

@@ -1038,6 +1038,25 @@ def test_a_rooms_bound_is_labelled_in_the_genitive(gazetteer, text, label):
         ("найбільші офіси в Києві", "area_desc", ""),
         ("нові оголошення в Одесі", "date_desc", ""),
         ("newest listings in Odesa", "date_desc", ""),
+        # said as a command, with or without its direction; "first" beside an order
+        ("flats in Kyiv sorted by price", "price_asc", ""),
+        ("flats in Kyiv, order by date", "date_desc", ""),
+        ("sort by area", "area_desc", ""),
+        ("квартири у Києві, відсортувати за ціною", "price_asc", ""),
+        ("квартиры в Киеве отсортировать по цене", "price_asc", ""),
+        ("квартиры, сортировка по убыванию цены", "price_desc", ""),
+        ("квартири у Києві за зростанням ціни", "price_asc", ""),
+        ("flats in Kyiv by price descending", "price_desc", ""),
+        ("apartments in Kyiv in ascending order of price", "price_asc", ""),
+        ("flats in Kyiv, newest first", "date_desc", ""),
+        ("квартира, спочатку дешевші", "price_asc", ""),
+        ("flats sorted by size, largest first", "area_desc", ""),  # the same order twice
+        ("cheapest first floor flats", "price_asc", ""),  # the floor's "first" stays its
+        # what is no order: an order the search cannot give, a price, a sort of flat
+        ("sort by date ascending", None, "sort date ascending"),
+        ("квартира за ціною 50000 доларів", None, ""),
+        ("what sort of flat", None, "sort"),
+        ("I want to order a flat", None, "order"),
         # what is no order: a floor, a new flat, a road, a comparative before a price
         ("квартира на останньому поверсі", None, ""),
         ("нова квартира", None, "нова"),
