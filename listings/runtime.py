@@ -160,6 +160,9 @@ META_TTL_SEC = 60.0
 # place names' 83, so both are kept a minute as before; at ten times the table, ten times
 # the scans, each is read every 1-2 minutes instead of every 40-50 s.
 FACTS_COST_SHARE = 0.01
+# ...but no longer than this many times META_TTL_SEC: one slow read (a cold cache after a
+# restart, a lock) does not keep a fact for a quarter of an hour.
+FACTS_MAX_STRETCH = 5.0
 REMEMBERED_MAX_KEYS = 512
 _MISSING = object()
 
@@ -258,7 +261,10 @@ class Facts:
         started = time.monotonic()
         value = compute()
         now = time.monotonic()
-        kept_until = now + max(self._ttl, (now - started) / self._cost_share)
+        kept = min(
+            max(self._ttl, (now - started) / self._cost_share), self._ttl * FACTS_MAX_STRETCH
+        )
+        kept_until = now + kept
         with self._lock:
             if self._generation == generation:
                 self._found[key] = (now, kept_until, value, compute)

@@ -54,6 +54,18 @@ def test_a_fact_slow_to_read_is_kept_until_its_reading_is_a_small_share_of_the_t
     assert facts.refresh(within=10) == ["slow", "quick"]
 
 
+def test_one_slow_read_keeps_a_fact_no_longer_than_a_few_ttls():
+    facts = Facts(ttl=0.05, cost_share=0.001)
+
+    def slow():
+        time.sleep(0.02)  # 20 s by its cost, FACTS_MAX_STRETCH ttls at most
+        return "read"
+
+    facts.get("slow", slow)
+    kept = facts._found["slow"][1] - facts._found["slow"][0]
+    assert kept == pytest.approx(0.05 * runtime.FACTS_MAX_STRETCH)
+
+
 def test_a_fact_that_fails_to_refresh_keeps_its_value_and_its_time():
     facts = Facts(ttl=0.2)
     facts.get("fact", lambda: "first")
