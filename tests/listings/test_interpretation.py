@@ -254,6 +254,11 @@ CASES = [
     ("квартира понад 5 поверх", {"min_floor": 6}),
     ("above 5th floor", {"min_floor": 6}),
     ("below the 3rd floor", {"max_floor": 2, "floor": None}),
+    ("apartment higher than 5th floor", {"min_floor": 6, "floor": None}),
+    ("apartment not higher than 3rd floor", {"max_floor": 3, "floor": None}),
+    ("apartment no higher than the 5th floor", {"max_floor": 5, "floor": None}),
+    ("apartment not lower than 3rd floor", {"min_floor": 3, "floor": None}),
+    ("house with a price higher than 100000 dollars", {"min_price": 100_000}),
     ("квартира вище п'ятого поверху", {"min_floor": 6, "floor": None}),
     ("квартира не вище п'ятого поверху", {"max_floor": 5, "floor": None}),
     ("нижче першого поверху", {"max_floor": 0}),  # the basement
@@ -792,6 +797,11 @@ def test_storeys_leave_no_words_and_say_what_they_read(gazetteer):
         # a noun that ends the request is no dangling word
         ("квартира з видом на місто", "видом на місто"),
         ("квартира у Києві в тихому районі", "тихому районі"),
+        # the noun before a price or an area said in Russian or English goes with it
+        ("flat in Kyiv, price under 50000 usd", ""),
+        ("flat with price from 40000 to 50000 usd", ""),
+        ("квартира, цена до 50000 долларов", ""),
+        ("квартира площадью от 50 до 70 м2", ""),
     ],
 )
 def test_words_that_frame_a_request_are_not_searched_for(gazetteer, text, searched):
