@@ -303,6 +303,7 @@ CASES = [
     ("продаж будинку", {"deal_type": "sale"}),
     ("снять квартиру посуточно", {"deal_type": "rent_short"}),
     ("flat for rent", {"deal_type": "rent_long"}),
+    ("2br apt in Kyiv", {"rooms_count": 2, "property_type": "apartment", "city": "Київ"}),
     ("under $1000/month", {"deal_type": "rent_long", "max_price": 1000}),
     ("квартира 12000 грн/міс", {"deal_type": "rent_long", "max_price": 12000}),
     ("квартира за 400 $ в месяц", {"deal_type": "rent_long", "max_price": 400}),
