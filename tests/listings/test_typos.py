@@ -3,6 +3,8 @@ what must be corrected, and what must be left as it is."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from listings.interpretation import Gazetteer
@@ -139,3 +141,14 @@ def test_an_english_typo_is_still_corrected():
     values = {"city": {"Львів": 10}, "district": {"Подільський": 10}, "metro_station": {}}
     reading = read("apartmnet near Podl", Gazetteer.build(values))
     assert reading.corrected == {"apartmnet": "apartment", "Podl": "Подільський"}
+
+
+def test_the_servers_warm_up_loads_the_english_word_list(listings_access):
+    """Loading it took the first request with an English word 0.12 s."""
+    from listings.interpretation import typos
+    from vmkproject import app
+
+    typos._english.cache_clear()
+    typos.english_word.cache_clear()
+    asyncio.run(app.warm_tools())
+    assert typos._english.cache_info().currsize == 1
