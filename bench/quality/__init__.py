@@ -21,6 +21,7 @@ from listings import search
 from listings.filters import PRICE_FILTERS
 from listings.querysets import enum_condition
 from listings.results import SearchPage
+from listings.search.understood import read_query
 
 REQUESTS_FILE = Path(__file__).with_name("requests.json")
 K = 10
@@ -45,6 +46,23 @@ SLICES: dict[str, Callable[[Mapping[str, Any]], bool]] = {
 def load_requests(path: Path = REQUESTS_FILE) -> list[dict[str, Any]]:
     requests: list[dict[str, Any]] = json.loads(path.read_text("utf-8"))["requests"]
     return requests
+
+
+def read_beyond(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The filters the request is read into that neither its judge nor its `implied` names
+    (a price's currency aside), and those with another value than the judge's named one:
+    what the reader added that the person did not ask for, as "apartment with a pool" read
+    as the district Поділ. Its cards can still all be relevant, so nDCG alone may not show
+    it."""
+    judge = request["judge"]
+    allowed = {*judge, *request.get("implied", ()), "currency"}
+    filters = read_query(request["query"]).filters
+    return {
+        name: value
+        for name, value in filters.items()
+        # a value named otherwise than the judge's (a rent for a sale, another city) too
+        if name not in allowed or (isinstance(judge.get(name), str) and value != judge[name])
+    }
 
 
 def judged(judge: Mapping[str, Any]) -> Any:
@@ -126,6 +144,8 @@ class Outcome:
 class Report:
     outcomes: list[Outcome] = field(default_factory=list)
     skipped: list[int] = field(default_factory=list)  # requests no listing meets
+    # request id -> the filters read beyond its judge (read_beyond), where there are any
+    beyond: dict[int, dict[str, Any]] = field(default_factory=dict)
 
     def table(self) -> dict[str, dict[str, dict[str, Any]]]:
         """run ('hybrid+interpret') -> slice -> {p10, ndcg10, n}."""
@@ -164,6 +184,9 @@ class Report:
 def run(requests: Sequence[dict[str, Any]], modes: Sequence[str] = tuple(MODES)) -> Report:
     report = Report()
     for request in requests:
+        beyond = read_beyond(request)
+        if beyond:
+            report.beyond[request["id"]] = beyond
         relevant_qs = judged(request["judge"])
         ideal, _ = search.capped_count(relevant_qs, K)
         if not ideal:

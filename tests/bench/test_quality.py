@@ -48,6 +48,8 @@ def test_bench_quality_on_the_test_database(tmp_path):
         "hybrid+interpret",
     }
     assert not result["skipped"], "every request has relevant listings in the test data"
+    assert result["read_beyond"] == {}
+    assert "read beyond the judge: none" in printed.getvalue()
     assert not [r for r in result["per_request"] if r["error"]]
     # Floors a little under what the test database gives (see the README's table).
     hybrid = runs["hybrid+interpret"]
@@ -64,3 +66,20 @@ def test_bench_quality_on_the_test_database(tmp_path):
     for slice_name in ("all", "uk", "ru", "numeric"):
         assert hybrid[slice_name]["ndcg10"] > runs["hybrid"][slice_name]["ndcg10"] + 0.1
         assert runs["text+interpret"][slice_name]["ndcg10"] > runs["text"][slice_name]["ndcg10"]
+
+
+def test_no_labelled_request_is_read_into_a_filter_it_does_not_ask_for():
+    """What nDCG cannot see: "apartment with a pool in Kyiv" read as the district Поділ
+    still ranks apartments in Київ. Each request read with the test database's places."""
+    beyond = {r["id"]: quality.read_beyond(r) for r in quality.load_requests()}
+    assert {key: value for key, value in beyond.items() if value} == {}
+
+
+def test_a_filter_read_beyond_the_judge_is_reported():
+    request = {"query": "apartment in Kyiv, 5th floor", "judge": {"city": "Київ"}}
+    assert quality.read_beyond(request) == {"property_type": "apartment", "floor": 5}
+    implied = {**request, "implied": ["property_type"]}
+    assert quality.read_beyond(implied) == {"floor": 5}
+    # a named value other than the judge's: "please" once read as "lease", a rent
+    sale = {"query": "flat for rent in Kyiv", "judge": {"city": "Київ", "deal_type": "sale"}}
+    assert quality.read_beyond(sale) == {"property_type": "apartment", "deal_type": "rent_long"}

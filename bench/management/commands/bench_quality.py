@@ -40,6 +40,7 @@ class Command(BaseCommand):
         self.stdout.write(quality.format_table(runs))
         if report.skipped:
             self.stdout.write(f"skipped (no listing meets the judge): {report.skipped}")
+        self.stdout.write(f"read beyond the judge: {report.beyond or 'none'}")
         result = {
             "when": datetime.now(UTC).isoformat(timespec="seconds"),
             "embedder": embedder,
@@ -47,6 +48,7 @@ class Command(BaseCommand):
             "fts_config": search._fts_config(),
             "runs": runs,
             "skipped": report.skipped,
+            "read_beyond": {str(key): value for key, value in report.beyond.items()},
             "per_request": [
                 {
                     "id": o.request["id"],
