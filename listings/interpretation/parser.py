@@ -197,7 +197,9 @@ def _place_allowed(r: Request, place: Place, i: int, cue: bool, near: bool) -> b
         # Києві" is no view: "від" folds to "вид")
     if place.column == "city":
         # "будинок під Києвом", "near Kyiv": outside the city, whose suburbs are other places
-        return not (r.has(i - 1, OUTSKIRTS) or (r.has(i - 2, OUTSKIRTS) and r.low(i - 1) in FROM))
+        return not (
+            r.has(i - 1, OUTSKIRTS) or (r.has(i - 2, OUTSKIRTS) and r.low(i - 1) in FROM | {"of"})
+        )
     if place.column == "metro_station":
         # one word alone is often a common word or another place ("Дніпро", "Вокзальна");
         # said capitalised after "біля", it is the station ("біля Арсенальної"), unless it

@@ -144,9 +144,12 @@ AND_WORDS = frozenset({"і", "й", "та", "и", "and"})
 ALTERNATIVES = frozenset({"або", "чи", "і", "й", "та", "или", "и", "or", "and", "/"})
 CONJUNCTIONS = frozenset({"і", "й", "та", "и", "and", "or", "або", "чи", "или", "либо", ","})
 FLOOR_PREPS = frozenset({"на", "on", "the"})
-# Before a city, words that put the place outside it: "під Києвом", "недалеко від Львова".
+# Before a city, words that put the place outside it: "під Києвом", "недалеко від Львова",
+# "в пригороде Одессы", "in the suburbs of Kyiv" (its suburbs are other places: towns and
+# villages with their own names).
 OUTSKIRTS = frozenset(
     {"під", "под", "near", "біля", "поблизу", "около", "возле", "недалеко", "неподалік", "коло"}
+    | {"пригород", "передмістя", "suburb", "suburbs"}
 )
 FROM = frozenset({"від", "от", "from"})
 # "не на першому, а на останньому": what follows is said instead, not negated.

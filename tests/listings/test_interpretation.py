@@ -614,6 +614,9 @@ NOT_READ = [
     # outside the city: its suburbs carry their own names
     ("будинок під Києвом", {"property_type": "house"}, ["city"]),
     ("house near Kyiv", {"property_type": "house"}, ["city"]),
+    ("куплю дом в пригороде Одессы", {"property_type": "house", "deal_type": "sale"}, ["city"]),
+    ("будинок у передмісті Львова", {"property_type": "house"}, ["city"]),
+    ("house in the suburbs of Kyiv", {"property_type": "house"}, ["city"]),
     ("будинок недалеко від Львова", {"property_type": "house"}, ["city"]),
     ("4+ кімнати", {}, ["property_type"]),
     ("квартира до 500", {"property_type": "apartment"}, ["max_price"]),
