@@ -76,14 +76,19 @@ ENGLISH_MIN_FREQUENCY = 1e-6
 
 
 @functools.cache
-def _english() -> SpellChecker:
-    return SpellChecker(language="en", distance=MAX_EDITS)
+def _english() -> frozenset[str]:
+    """The common English words (ENGLISH_MIN_FREQUENCY), 14 500 of them; the whole list is
+    not kept (38 MB a process)."""
+    frequencies = SpellChecker(language="en", distance=MAX_EDITS).word_frequency
+    total = frequencies.total_words
+    return frozenset(
+        word for word, count in frequencies.items() if count / total >= ENGLISH_MIN_FREQUENCY
+    )
 
 
-@functools.lru_cache(maxsize=20_000)
 def english_word(word: str) -> bool:
     """A common English word (ENGLISH_MIN_FREQUENCY), in Latin letters."""
-    return word.isascii() and _english().word_usage_frequency(word) >= ENGLISH_MIN_FREQUENCY
+    return word.isascii() and word.lower() in _english()
 
 
 class Vocabulary:

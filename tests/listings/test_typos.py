@@ -149,6 +149,5 @@ def test_the_servers_warm_up_loads_the_english_word_list(listings_access):
     from vmkproject import app
 
     typos._english.cache_clear()
-    typos.english_word.cache_clear()
     asyncio.run(app.warm_tools())
     assert typos._english.cache_info().currsize == 1
