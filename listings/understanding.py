@@ -25,6 +25,7 @@ from .filters import BAD_FILTER_VALUE, PRICE_FILTERS, Filters, explain_filter_er
 from .interpretation import PLACE_COLUMNS, Gazetteer, Interpretation, property_type_named
 from .models import PropertyType
 from .runtime import LISTINGS, _database, remembered
+from .types import SORT_ORDERS
 
 logger = logging.getLogger("vmk.search")
 
@@ -35,6 +36,9 @@ INTERPRET_NOT_BOOL = "'interpret' must be true or false."
 ORDER_NOT_APPLIED = (
     "Order '{order}': this search ranks by relevance; full-text search sorts by it "
     "(search_by_metadata, search_listings --mode text)."
+)
+ORDER_UNAVAILABLE = (
+    "Order '{order}': no sort_by gives it; sort_by takes " + ", ".join(SORT_ORDERS) + "."
 )
 SUMMARY_PREFIX = "Зрозуміли: "
 SUMMARY_NOTHING = "Зрозуміли: лише текст (фільтрів у запиті не знайдено)"
@@ -307,6 +311,14 @@ def unsorted(reading: Interpretation) -> tuple[Interpretation, dict[str, str]]:
         reading, order=None, chips=tuple(c for c in reading.chips if c.filters != ("sort_by",))
     )
     return left, {"sort_by": ORDER_NOT_APPLIED.format(order=reading.order)}
+
+
+def unavailable(reading: Interpretation) -> dict[str, str]:
+    """An order asked for that no sort_by gives ("sort by date ascending"), named as not
+    applied with the orders there are; its words are already out of the searched text."""
+    if reading.order_unavailable is None:
+        return {}
+    return {"sort_by": ORDER_UNAVAILABLE.format(order=reading.order_unavailable)}
 
 
 def merge(explicit: Filters, read: Mapping[str, Any]) -> tuple[Filters, list[str]]:

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from .. import types
 from ..errors import InvalidArgument
-from ..interpretation.order import ORDER_LABELS
+from ..interpretation.order import ORDER_LABELS, UNAVAILABLE_ORDER_LABELS
 from ..models import DealType, PropertyListing
 from ..results import SearchPage
 from ..search.understood import read_query
@@ -25,6 +25,7 @@ SEMANTIC_LIMITS = (10, 20, 50)
 # tells agents, in English): an order this page's ranking does not sort by, a value outside
 # a filter's bounds ("на 300 поверсі").
 ORDER_NOT_APPLIED = "{order}: пошук за змістом ранжує за схожістю і не сортує"
+ORDER_UNAVAILABLE = "{order}: такого порядку пошук не дає"
 VALUE_NOT_APPLIED = "{field}: значення поза межами, які приймає фільтр"
 # The column a filter bounds, by its name less min_/max_; its verbose name names it.
 FILTERED_COLUMNS = {
@@ -74,7 +75,9 @@ def not_applied(page: SearchPage | None) -> list[str]:
         return []
     lines: list[str] = []
     for name in page.interpreted.refused:
-        if name == "sort_by":
+        if name == "sort_by" and (unavailable := _order_unavailable(page)):
+            line = ORDER_UNAVAILABLE.format(order=unavailable)
+        elif name == "sort_by":
             line = ORDER_NOT_APPLIED.format(order=_order_asked(page))
         else:
             line = VALUE_NOT_APPLIED.format(field=_filter_field(name))
@@ -88,6 +91,13 @@ def _order_asked(page: SearchPage) -> str:
     query read again (a fraction of a millisecond), not the agents' English reason."""
     order = read_query(page.query).order if page.query else None
     return f"«{ORDER_LABELS[order]}»" if order in ORDER_LABELS else "порядок"
+
+
+def _order_unavailable(page: SearchPage) -> str | None:
+    """The order the query asked for that no sort_by gives, as staff read it ("спочатку
+    старіші"), or None."""
+    order = read_query(page.query).order_unavailable if page.query else None
+    return f"«{UNAVAILABLE_ORDER_LABELS[order]}»" if order in UNAVAILABLE_ORDER_LABELS else None
 
 
 def _filter_field(name: str) -> str:

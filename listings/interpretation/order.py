@@ -28,6 +28,8 @@ ORDER_LABELS = {
     "area_desc": "спочатку більші",
     "date_desc": "спочатку новіші",
 }
+# Orders people ask for that no sort_by gives, as staff read them.
+UNAVAILABLE_ORDER_LABELS = {"date_asc": "спочатку старіші", "area_asc": "спочатку менші"}
 
 
 # An order named by its key alone ("sort by price"): the direction people mean by it.
@@ -41,9 +43,17 @@ def read_order(r: Request) -> None:
         if r.kind(i) != "word" or not r.free(i):
             continue
         said = _sort_command(r, i) or _order_words(r, i)
-        if said is None or r.order not in (None, said[2]):
+        if said is None:
             continue
         start, end, order = said
+        if order not in ORDER_LABELS:  # "sort by date ascending": out of the text, refused
+            if r.order is None and r.order_unavailable in (None, order):
+                r.order_unavailable = order
+                for k in range(start, end):
+                    r.used[k] = True
+            continue
+        if r.order not in (None, order):
+            continue
         if r.order is None:
             r.order = order
             r.take(start, end, ORDER_LABELS[order], {}, names=("sort_by",))
@@ -86,8 +96,8 @@ def _sort_command(r: Request, i: int) -> tuple[int, int, str] | None:
     by ("sort by price", "відсортувати за ціною", "отсортировать по цене"), with or without
     a direction after it ("price descending", "за ціною за спаданням") or before it ("за
     зростанням ціни", "по убыванию цены"); without the verb only with a direction ("by
-    price ascending"): "за ціною" alone may be anything. None for an order the search
-    cannot give (the oldest first, the smallest first)."""
+    price ascending"): "за ціною" alone may be anything. An order no sort_by gives (the
+    oldest first, the smallest first) is returned too: the caller refuses it."""
     j = i
     verb = r.has(j, SORT_VERBS)
     j += verb
@@ -111,6 +121,6 @@ def _sort_command(r: Request, i: int) -> tuple[int, int, str] | None:
     if key is None or (not verb and direction is None):
         return None
     order = f"{key}_{direction or KEY_DIRECTIONS[key]}"
-    if order not in ORDER_LABELS or dropped_if_negated(r, i, j):
+    if dropped_if_negated(r, i, j):
         return None
     return i, j, order

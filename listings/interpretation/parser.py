@@ -399,4 +399,5 @@ def interpret(
         chips=chips,
         corrected=corrected,
         order=r.order,
+        order_unavailable=r.order_unavailable,
     )

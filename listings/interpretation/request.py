@@ -92,6 +92,9 @@ class Interpretation:
     corrected: dict[str, str] = field(default_factory=dict)
     # The order asked for, a sort_by ("найдешевші": price_asc); only with interpret(orders=True).
     order: str | None = None
+    # An order asked for that no sort_by gives ("sort by date ascending": the oldest first):
+    # its words are out of the text, and the search says it is not applied.
+    order_unavailable: str | None = None
 
 
 @dataclass
@@ -158,6 +161,7 @@ class Request:
     corrected: dict[str, str] = field(default_factory=dict)
     this_year: int = 0  # what a building's age counts from ("не старше 10 років")
     order: str | None = None  # a sort_by asked for ("найдешевші": price_asc)
+    order_unavailable: str | None = None  # one no sort_by gives ("sort by date ascending")
     today: datetime.date = datetime.date.min  # what "за останній тиждень" counts back from
 
     def __post_init__(self) -> None:

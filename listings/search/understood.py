@@ -104,6 +104,7 @@ def understood(
             text = query_text(query)
             explicit = _resolved(filters)
             reading, refused = understanding.refuse(read_query(text))
+            refused = {**refused, **understanding.unavailable(reading)}
             if not sorts:
                 reading, unsorted = understanding.unsorted(reading)
                 refused = {**refused, **unsorted}

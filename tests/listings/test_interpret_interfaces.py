@@ -107,6 +107,10 @@ def test_an_order_sorts_the_full_text_table_and_is_not_applied_where_relevance_r
     assert "Не застосовано: «спочатку новіші»" in " ".join(
         unescape(newest.content.decode()).split()
     )
+    oldest = staff.get(SEMANTIC, {"query": "квартири у Львові, sort by date ascending"})
+    assert "Не застосовано: «спочатку старіші»: такого порядку пошук не дає" in " ".join(
+        unescape(oldest.content.decode()).split()
+    )
 
 
 EMPTIED = "двокімнатна квартира у Львові до 5 доларів"

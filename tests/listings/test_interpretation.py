@@ -1066,8 +1066,7 @@ def test_a_rooms_bound_is_labelled_in_the_genitive(gazetteer, text, label):
         ("квартира, спочатку дешевші", "price_asc", ""),
         ("flats sorted by size, largest first", "area_desc", ""),  # the same order twice
         ("cheapest first floor flats", "price_asc", ""),  # the floor's "first" stays its
-        # what is no order: an order the search cannot give, a price, a sort of flat
-        ("sort by date ascending", None, "sort date ascending"),
+        # what is no order: an order the search cannot give (below), a price, a sort of flat
         ("квартира за ціною 50000 доларів", None, ""),
         ("what sort of flat", None, "sort"),
         ("I want to order a flat", None, "order"),
@@ -1088,6 +1087,24 @@ def test_an_order_asked_for_is_read_where_the_search_can_sort(gazetteer, text, o
     if order is not None:
         plain = read(text, gazetteer)
         assert plain.order is None and plain.text != ""
+
+
+@pytest.mark.parametrize(
+    ("text", "unavailable"),
+    [
+        ("sort by date ascending", "date_asc"),
+        ("квартири у Львові, за зростанням площі", "area_asc"),
+        ("отсортировать по дате по возрастанию", "date_asc"),
+    ],
+)
+def test_an_order_no_sort_by_gives_leaves_the_text_and_is_named(gazetteer, text, unavailable):
+    reading = read(text, gazetteer, orders=True)
+    assert (reading.order, reading.order_unavailable) == (None, unavailable)
+    assert reading.text == ""
+    assert not [chip for chip in reading.chips if chip.filters == ("sort_by",)]
+    # an order the search gives, said first, wins; the other is left as said
+    both = read("cheapest first, sort by date ascending", gazetteer, orders=True)
+    assert (both.order, both.order_unavailable) == ("price_asc", None)
 
 
 DAY = datetime.date(2026, 3, 31)

@@ -196,6 +196,18 @@ def test_an_order_asked_for_is_refused_with_its_reason_where_the_search_cannot_s
     assert all(card.city == "Львів" for card in page.listings)
 
 
+@pytest.mark.parametrize("run", [search.fulltext_search, search.hybrid_search])
+def test_an_order_no_sort_by_gives_is_named_and_its_words_not_searched_for(run):
+    # "sort by date ascending" searched for its words found nothing in full text
+    page = run(query="квартири у Львові, sort by date ascending", limit=5, interpret=True)
+    assert page.interpreted.refused == {
+        "sort_by": understanding.ORDER_UNAVAILABLE.format(order="date_asc")
+    }
+    assert "date_desc" in page.interpreted.refused["sort_by"]
+    assert page.interpreted.text == ""
+    assert page.total > 0 and all(card.city == "Львів" for card in page.listings)
+
+
 @pytest.mark.parametrize("given", ["Kyiv", "київ", "Києві", "Киев", "  КИЇВ "])
 def test_place_names_in_filters_resolve_to_the_value_present(given):
     page = search.fulltext_search(filters={"city": given}, limit=5)
