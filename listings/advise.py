@@ -471,10 +471,22 @@ def buffers_advice(memory: VectorMemory | None) -> Advice | None:
 
 
 def prewarm_advice(preloaded: list[str] | None) -> Advice | None:
-    """pg_prewarm's autoprewarm added to the preloaded libraries, where they can be read and
-    do not have it."""
-    if preloaded is None or "pg_prewarm" in preloaded:
+    """pg_prewarm's autoprewarm added to the preloaded libraries where they do not have it;
+    where this role may not read them (`preloaded` None: a read-only role, as a deployment's
+    is), the check for the owners to make, and the DDL commented out."""
+    if preloaded is not None and "pg_prewarm" in preloaded:
         return None
+    if preloaded is None:
+        return Advice(
+            "the buffers' pages kept across restarts (pg_prewarm)",
+            "-- if SHOW shared_preload_libraries; does not list pg_prewarm, add it, keeping "
+            "what it lists:\n-- ALTER SYSTEM SET shared_preload_libraries = '<what it lists>, "
+            "pg_prewarm';\n-- takes effect when PostgreSQL restarts; its autoprewarm worker (on "
+            "by default) then\n-- reloads the pages the buffers held before the restart",
+            PREWARM_EXPECTED,
+            "this role may not read shared_preload_libraries (superusers and members of "
+            "pg_read_all_settings may): not checked",
+        )
     return Advice(
         "the buffers' pages kept across restarts (pg_prewarm)",
         f"ALTER SYSTEM SET shared_preload_libraries = '{', '.join([*preloaded, 'pg_prewarm'])}';"
