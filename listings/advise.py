@@ -201,21 +201,30 @@ def _indexes(cursor: Any) -> list[str]:
     return [row[0] for row in cursor.fetchall()]
 
 
-def _whole_table_hnsw(cursor: Any) -> list[tuple[str, dict[str, int]]]:
-    """The whole-table HNSW indexes on the embedding, each with its build options."""
+@dataclass(frozen=True)
+class HnswIndex:
+    name: str
+    options: dict[str, int]  # its build options (m, ef_construction) where given
+    partial: bool
+    size: int  # bytes
+
+
+def _hnsw_indexes(cursor: Any) -> list[HnswIndex]:
+    """The HNSW indexes of the table the server reads (partial ones too)."""
     cursor.execute(
-        "SELECT c.relname, c.reloptions FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
-        "JOIN pg_am a ON a.oid = c.relam JOIN pg_class t ON t.oid = i.indrelid "
-        "WHERE t.relname = %s AND a.amname = 'hnsw' AND i.indpred IS NULL ORDER BY 1",
+        "SELECT c.relname, c.reloptions, i.indpred IS NOT NULL, pg_relation_size(c.oid) "
+        "FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid "
+        "JOIN pg_am a ON a.oid = c.relam "
+        "WHERE i.indrelid = to_regclass(%s) AND a.amname = 'hnsw' ORDER BY 1",
         [TABLE],
     )
     found = []
-    for name, reloptions in cursor.fetchall():
+    for name, reloptions, partial, size in cursor.fetchall():
         options: dict[str, int] = {}
         for option in reloptions or []:
             key, _, value = option.partition("=")
             options[key] = int(value)
-        found.append((name, options))
+        found.append(HnswIndex(name, options, bool(partial), int(size)))
     return found
 
 
@@ -290,20 +299,21 @@ def advise(alias: str = LISTINGS) -> list[Advice]:
     """The index DDL that would lift recall and speed on this database, each with its figure."""
     with connections[alias].cursor() as cursor:
         existing = "\n".join(_indexes(cursor))
-        whole = _whole_table_hnsw(cursor)
+        hnsw = _hnsw_indexes(cursor)
+        whole = [index for index in hnsw if not index.partial]
         big = _big_values(cursor)
         cursor.execute("SELECT reltuples::bigint FROM pg_class WHERE relname = %s", [TABLE])
         row = cursor.fetchone()
         rows = int(row[0]) if row else 0
         found: list[Advice] = []
-        if not any(_dense(options) for _, options in whole):
+        if not any(_dense(index.options) for index in whole):
             # Built beside the old index, which goes once the new one is valid: the planner
             # would otherwise keep the smaller, sparser one.
-            drops = "".join(f"\nDROP INDEX CONCURRENTLY {name};" for name, _ in whole)
+            drops = "".join(f"\nDROP INDEX CONCURRENTLY {index.name};" for index in whole)
             now = "; ".join(
-                f"{name} is built with m = {options.get('m', 16)}, ef_construction = "
-                f"{options.get('ef_construction', 64)}"
-                for name, options in whole
+                f"{index.name} is built with m = {index.options.get('m', 16)}, ef_construction = "
+                f"{index.options.get('ef_construction', 64)}"
+                for index in whole
             )
             found.append(
                 Advice(
@@ -403,7 +413,7 @@ def advise(alias: str = LISTINGS) -> list[Advice]:
                     "TOAST buffers a listing, when listings are ranked exactly",
                 )
             )
-        memory = _vector_memory(cursor)
+        memory = _vector_memory(cursor, hnsw)
         found += [
             item
             for item in (buffers_advice(memory), prewarm_advice(_preloaded(cursor)))
@@ -500,20 +510,20 @@ def prewarm_advice(preloaded: list[str] | None) -> Advice | None:
     )
 
 
-def _vector_memory(cursor: Any) -> VectorMemory | None:
-    """shared_buffers and the bytes of the table's HNSW indexes (partial ones too) and of its
-    rows; None without an HNSW index (semantic search then scans the table anyway)."""
+def _vector_memory(cursor: Any, hnsw: list[HnswIndex]) -> VectorMemory | None:
+    """shared_buffers and the bytes of the table's HNSW indexes `hnsw` (partial ones too) and
+    of its rows; None without an HNSW index (semantic search then scans the table anyway)."""
+    if not hnsw:
+        return None
     cursor.execute(
         "SELECT pg_size_bytes(current_setting('shared_buffers')), "
-        "pg_relation_size(to_regclass(%s)), (SELECT sum(pg_relation_size(i.indexrelid)) "
-        "FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
-        "WHERE i.indrelid = to_regclass(%s) AND a.amname = 'hnsw')",
-        [TABLE, TABLE],
+        "pg_relation_size(to_regclass(%s))",
+        [TABLE],
     )
-    row = cursor.fetchone()
-    if not row or row[2] is None:
-        return None
-    return VectorMemory(buffers=int(row[0]), indexes=int(row[2]), table=int(row[1] or 0))
+    buffers, table = cursor.fetchone()
+    return VectorMemory(
+        buffers=int(buffers), indexes=sum(index.size for index in hnsw), table=int(table or 0)
+    )
 
 
 def _preloaded(cursor: Any) -> list[str] | None:

@@ -160,7 +160,7 @@ def test_the_vector_memory_read_is_this_databases(listings_cursor):
         "pg_relation_size('ix_property_listings_embedding_hnsw')"
     )
     table, index = listings_cursor.fetchone()
-    memory = advise._vector_memory(listings_cursor)
+    memory = advise._vector_memory(listings_cursor, advise._hnsw_indexes(listings_cursor))
     assert memory is not None
     assert memory.buffers == int(shown.removesuffix("GB")) * 1024**3  # the tests' 1GB
     assert (memory.table, memory.indexes) == (table, index)
@@ -184,7 +184,7 @@ def test_the_advised_shared_buffers_round_up_to_128_mb(size, setting):
 
 
 def test_buffers_smaller_than_the_vector_index_are_advised(listings_cursor):
-    memory = advise._vector_memory(listings_cursor)
+    memory = advise._vector_memory(listings_cursor, advise._hnsw_indexes(listings_cursor))
     small = advise.VectorMemory(
         buffers=128 * advise.MB, indexes=382 * advise.MB, table=165 * advise.MB
     )
