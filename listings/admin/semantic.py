@@ -75,10 +75,8 @@ def not_applied(page: SearchPage | None) -> list[str]:
         return []
     lines: list[str] = []
     for name in page.interpreted.refused:
-        if name == "sort_by" and (unavailable := _order_unavailable(page)):
-            line = ORDER_UNAVAILABLE.format(order=unavailable)
-        elif name == "sort_by":
-            line = ORDER_NOT_APPLIED.format(order=_order_asked(page))
+        if name == "sort_by":
+            line = _order_line(page)
         else:
             line = VALUE_NOT_APPLIED.format(field=_filter_field(name))
         if line not in lines:
@@ -86,18 +84,18 @@ def not_applied(page: SearchPage | None) -> list[str]:
     return lines
 
 
-def _order_asked(page: SearchPage) -> str:
-    """The order the query asked for, as its chip would say it ("спочатку дешевші"): the
-    query read again (a fraction of a millisecond), not the agents' English reason."""
-    order = read_query(page.query).order if page.query else None
-    return f"«{ORDER_LABELS[order]}»" if order in ORDER_LABELS else "порядок"
-
-
-def _order_unavailable(page: SearchPage) -> str | None:
-    """The order the query asked for that no sort_by gives, as staff read it ("спочатку
-    старіші"), or None."""
-    order = read_query(page.query).order_unavailable if page.query else None
-    return f"«{UNAVAILABLE_ORDER_LABELS[order]}»" if order in UNAVAILABLE_ORDER_LABELS else None
+def _order_line(page: SearchPage) -> str:
+    """Why the order the query asked for was not applied, as its chip would name it
+    ("спочатку дешевші": this page ranks by similarity; "спочатку старіші": no sort gives
+    it): the query read again (a fraction of a millisecond), not the agents' English
+    reason."""
+    reading = read_query(page.query) if page.query else None
+    unavailable = reading.order_unavailable if reading else None
+    if unavailable in UNAVAILABLE_ORDER_LABELS:
+        return ORDER_UNAVAILABLE.format(order=f"«{UNAVAILABLE_ORDER_LABELS[unavailable]}»")
+    order = reading.order if reading else None
+    asked = f"«{ORDER_LABELS[order]}»" if order in ORDER_LABELS else "порядок"
+    return ORDER_NOT_APPLIED.format(order=asked)
 
 
 def _filter_field(name: str) -> str:
