@@ -79,7 +79,7 @@ ENGLISH_MIN_FREQUENCY = 1e-6
 def _english() -> frozenset[str]:
     """The common English words (ENGLISH_MIN_FREQUENCY), 14 500 of them; the whole list is
     not kept (38 MB a process)."""
-    frequencies = SpellChecker(language="en", distance=MAX_EDITS).word_frequency
+    frequencies = SpellChecker(language="en").word_frequency
     total = frequencies.total_words
     return frozenset(
         word for word, count in frequencies.items() if count / total >= ENGLISH_MIN_FREQUENCY
