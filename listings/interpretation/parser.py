@@ -21,6 +21,7 @@ from .area import read_area, read_area_parts
 from .building import read_age, read_balcony, read_building, read_renovation, read_year
 from .deal import deal_by_price, likely_currency, read_deal
 from .floors import read_floor
+from .foreign import in_ukrainian
 from .metro import read_metro, read_metro_distance
 from .morphology import grammemes, lemmas, normal
 from .order import read_order
@@ -319,7 +320,8 @@ RULES = (
 )
 
 
-def _remaining(r: Request) -> str:
+def _remaining(r: Request) -> list[str]:
+    """The words of the request nothing read, the text to search for."""
     kept = []
     for i, token in enumerate(r.tokens):
         if r.used[i]:
@@ -345,7 +347,7 @@ def _remaining(r: Request) -> str:
     # not a noun that ends what is sought ("з видом на місто", "у спальному районі")
     while words and normal(words[-1]) in DANGLING:
         words.pop()
-    return " ".join(words)
+    return words
 
 
 def interpret(
@@ -393,11 +395,15 @@ def interpret(
         for given, value in r.corrected.items()
         if any(r.used[i] for i, token in enumerate(r.tokens) if token.text == given)
     }
+    words = _remaining(r)
+    ukrainian, translated = in_ukrainian(words)
     return Interpretation(
         filters=dict(r.filters),
-        text=_remaining(r),
+        text=" ".join(words),
         chips=chips,
         corrected=corrected,
         order=r.order,
         order_unavailable=r.order_unavailable,
+        ukrainian=ukrainian,
+        translated=translated,
     )

@@ -95,6 +95,11 @@ class Interpretation:
     # An order asked for that no sort_by gives ("sort by date ascending": the oldest first):
     # its words are out of the text, and the search says it is not applied.
     order_unavailable: str | None = None
+    # The text with its Russian and English words as the Ukrainian listings write them
+    # ("дом с участком": "з ділянкою"), searched as well; None when it has no such word.
+    ukrainian: str | None = None
+    # Those words: {"участком": "ділянкою", "pool": "басейн"}.
+    translated: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

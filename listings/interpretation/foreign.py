@@ -1,0 +1,150 @@
+"""A request's searched words as the Ukrainian the listings are written in: "дом с участком"
+left "участком" to search for, and full text with the Ukrainian dictionary matched no listing
+(a listing says "ділянка"); "apartment with a pool" left "pool". The search looks for the
+words as given or as these (foreign.json's glossary of listings' words); what was read so is
+shown to the caller."""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from .morphology import LONGEST_WORD, UKRAINIAN_ONLY, analyzer, normal
+
+_DATA: dict[str, Any] = json.loads(Path(__file__).with_name("foreign.json").read_text("utf-8"))
+RUSSIAN = {normal(word): value for word, value in _DATA["ru"].items()}
+RUSSIAN_PHRASES = {normal(words): value for words, value in _DATA["ru_phrases"].items()}
+RUSSIAN_DROPPED = frozenset(normal(word) for word in _DATA["ru_drop"])
+ENGLISH = {normal(word): value for word, value in _DATA["en"].items()}
+ENGLISH_PHRASES = {normal(words): value for words, value in _DATA["en_phrases"].items()}
+ENGLISH_DROPPED = frozenset(normal(word) for word in _DATA["drop"])
+LONGEST_PHRASE = max(len(words.split()) for words in [*RUSSIAN_PHRASES, *ENGLISH_PHRASES])
+
+# pymorphy3's Russian cases that Ukrainian has under another name
+_CASES = {"gen2": "gent", "acc2": "accs", "loc2": "loct"}
+_ADJECTIVES = frozenset({"ADJF", "PRTF"})
+
+
+def in_ukrainian(words: Sequence[str]) -> tuple[str | None, dict[str, str]]:
+    """`words` with their Russian and English ones as Ukrainian, and {word given: Ukrainian}
+    for each so read; (None, {}) when none was (nothing else to search for)."""
+    out: list[str] = []
+    read: dict[str, str] = {}
+    changed = False
+    i = 0
+    while i < len(words):
+        for n in range(min(LONGEST_PHRASE, len(words) - i), 1, -1):
+            given = words[i : i + n]
+            value = _phrase(given)
+            if value is not None:
+                out.append(value)
+                read[" ".join(given)] = value
+                changed = True
+                i += n
+                break
+        else:
+            word = words[i]
+            value = _word(word)
+            if value is None or value == word:  # "котом" is Ukrainian too
+                out.append(word)
+            else:
+                changed = True
+                if value:
+                    out.append(value)
+                if len(value) > 1:  # not "с" as "з": what every request has
+                    read[word] = value
+            i += 1
+    text = " ".join(out)
+    if not changed or not text.strip():
+        return None, {}
+    return text, read
+
+
+def _latin(word: str) -> bool:
+    return word.isascii() and any(ch.isalpha() for ch in word)
+
+
+def _phrase(words: Sequence[str]) -> str | None:
+    if all(_latin(word) for word in words):
+        return ENGLISH_PHRASES.get(" ".join(normal(word) for word in words))
+    if any(_latin(word) or not _russian(word) for word in words):
+        return None
+    firsts = [_russian(word)[0][0] for word in words]
+    return RUSSIAN_PHRASES.get(" ".join(firsts))
+
+
+@functools.lru_cache(maxsize=10_000)
+def _word(word: str) -> str | None:
+    """The word in Ukrainian; "" for a word with nothing to search for; None for a word left
+    as it is (Ukrainian, or none the glossary has)."""
+    if _latin(word):
+        low = normal(word)
+        if low in ENGLISH_DROPPED:
+            return ""
+        for singular in _singulars(low):
+            if singular in ENGLISH:
+                return str(ENGLISH[singular])
+        return None
+    for lemma, parse in _russian(word):
+        if lemma in RUSSIAN_DROPPED:
+            return ""
+        value = RUSSIAN.get(lemma)
+        if value is not None and value != lemma:
+            return _inflected(str(value), parse)
+    return None
+
+
+def _singulars(word: str) -> list[str]:
+    """The word, and what it is without a plural ending ("ceilings", "properties")."""
+    found = [word]
+    if len(word) > 3 and word.endswith("ies"):
+        found.append(word[:-3] + "y")
+    if len(word) > 3 and word.endswith("es"):
+        found.append(word[:-2])
+    if len(word) > 3 and word.endswith("s"):
+        found.append(word[:-1])
+    return found
+
+
+@functools.lru_cache(maxsize=10_000)
+def _russian(word: str) -> tuple[tuple[str, Any], ...]:
+    """(lemma, analysis) of each Russian reading of a word that may be Russian (no letter only
+    Ukrainian has); guessed readings of a word the dictionary lacks count only when their
+    lemma is in the glossary ("сталинке")."""
+    low = normal(word)
+    if UKRAINIAN_ONLY.intersection(low) or len(low) > LONGEST_WORD or not low.isalpha():
+        return ()
+    ru = analyzer("ru")
+    known = ru.word_is_known(low)
+    found = []
+    for parse in ru.parse(low)[:3]:
+        lemma = normal(parse.normal_form)
+        if known or lemma in RUSSIAN or lemma in RUSSIAN_DROPPED:
+            found.append((lemma, parse))
+    return tuple(found)
+
+
+def _inflected(lemma: str, parse: Any) -> str:
+    """The Ukrainian lemma in the case and number of the Russian word (and its gender, for an
+    adjective): "участком" is "ділянкою"; the lemma when it has no such form."""
+    if " " in lemma:
+        return lemma
+    tag = parse.tag
+    case = _CASES.get(str(tag.case), tag.case)
+    wanted: list[set[str]] = []
+    if case is not None:
+        # Ukrainian's singular forms carry no number, its adjectives' carry the gender
+        full = {case, "plur"} if tag.number == "plur" else {case}
+        if tag.POS in _ADJECTIVES and tag.number != "plur" and tag.gender:
+            full.add(tag.gender)
+        wanted = [full, {case}]
+    readings = [r for r in analyzer("uk").parse(lemma) if normal(r.normal_form) == normal(lemma)]
+    for grammemes in wanted:  # the closest form any reading of the lemma has
+        for reading in readings:
+            form = reading.inflect(grammemes)
+            if form is not None:
+                return str(form.word)
+    return lemma

@@ -1,0 +1,81 @@
+"""Russian and English words left in a request's text, read as the Ukrainian words listings
+use (listings.interpretation.foreign): what full text searches as well."""
+
+from __future__ import annotations
+
+import pytest
+
+from listings.interpretation import foreign, morphology
+from tests.listings.test_interpretation import gazetteer, read  # noqa: F401 (a fixture)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "ukrainian", "translated"),
+    [
+        # Russian: the Ukrainian lemma in the case and number of the word given
+        ("дом с участком в Виннице", "ділянкою в Виннице", {"участком": "ділянкою"}),
+        (
+            "можно с домашними животными",
+            "можна з домашніми тваринами",
+            {"можно": "можна", "домашними": "домашніми", "животными": "тваринами"},
+        ),
+        ("квартира в сталинке", "сталінці", {"сталинке": "сталінці"}),  # a guessed reading
+        ("школа, детский сад", "школа дитячий садок", {"детский сад": "дитячий садок"}),
+        # English: phrases before their words, plurals by their singular, empty words out
+        (
+            "studio in Lviv city center, pets allowed",
+            "студія центр можна з тваринами",
+            {"studio": "студія", "city center": "центр", "pets allowed": "можна з тваринами"},
+        ),
+        ("house with a garden", "сад", {"garden": "сад"}),
+        (
+            "flat with pools and a jacuzzi",
+            "басейн джакузі",
+            {"pools": "басейн", "jacuzzi": "джакузі"},
+        ),
+        # a word the glossary lacks stays as it is
+        ("flat with a sauna and an aquarium", "сауна aquarium", {"sauna": "сауна"}),
+    ],
+)
+def test_russian_and_english_words_are_read_as_the_ukrainian_listings_use(
+    gazetteer,  # noqa: F811
+    request_text,
+    ukrainian,
+    translated,
+):
+    reading = read(request_text, gazetteer)
+    assert reading.ukrainian == ukrainian
+    assert reading.translated == translated
+    # the text searched is still the request's own words
+    assert all(word in request_text for word in reading.text.split())
+
+
+@pytest.mark.parametrize(
+    "request_text",
+    [
+        "квартира з терасою біля лісу",  # Ukrainian: nothing to read
+        "тихий район",  # a Russian word that is Ukrainian as written
+        "house in the Kyiv region",  # nothing the glossary has ("region")
+        "двокімнатна квартира у Києві",  # nothing left to search for
+    ],
+)
+def test_a_request_with_no_foreign_word_has_no_ukrainian_text(gazetteer, request_text):  # noqa: F811
+    reading = read(request_text, gazetteer)
+    assert reading.ukrainian is None and reading.translated == {}
+
+
+def test_the_glossary_keys_are_lemmas_and_its_values_ukrainian_words():
+    """A Russian key pymorphy3 never gives as a lemma is never looked up; a value the
+    Ukrainian dictionary does not know is no word full text stems."""
+    russian = morphology.analyzer("ru")
+    ukrainian = morphology.analyzer("uk")
+    for key in [*foreign.RUSSIAN, *foreign.RUSSIAN_DROPPED]:
+        lemmas = {morphology.normal(p.normal_form) for p in russian.parse(key)}
+        assert key in lemmas, key
+    values = [*foreign.RUSSIAN.values(), *foreign.RUSSIAN_PHRASES.values()]
+    values += [*foreign.ENGLISH.values(), *foreign.ENGLISH_PHRASES.values()]
+    for value in values:
+        for word in value.split():
+            assert ukrainian.word_is_known(word), value
+    # a one-word "phrase" would never be looked up
+    assert all(" " in words for words in [*foreign.RUSSIAN_PHRASES, *foreign.ENGLISH_PHRASES])
