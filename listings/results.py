@@ -214,6 +214,13 @@ class Interpreted(BaseModel):
         "look-alike letters ({'Кеїв': 'Київ'}).",
         exclude_if=lambda value: not value,
     )
+    translated: dict[str, str] = Field(
+        default_factory=dict,
+        description="Russian or English words of `text` and the Ukrainian words listings use "
+        "for them ({'pool': 'басейн'}): full text matched the words as given or as these, "
+        "semantic ranking embedded these.",
+        exclude_if=lambda value: not value,
+    )
     refused: dict[str, str] = Field(
         default_factory=dict,
         description="What was read from the query but not applied, and why: a value no "

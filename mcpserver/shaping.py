@@ -57,8 +57,8 @@ BRIEF_PAGE_FIELDS = (
     "untrusted_content",
 )
 # What it keeps of what was read from the query: the summary (the filters read, in words), the
-# text searched for, and what was corrected, overridden or not applied.
-BRIEF_INTERPRETED = ("summary", "text", "overridden", "corrected", "refused")
+# text searched for, and what was corrected, translated, overridden or not applied.
+BRIEF_INTERPRETED = ("summary", "text", "overridden", "corrected", "translated", "refused")
 DETAIL_UNKNOWN = "'detail' must be one of: brief, card, full."
 RESULT_TEXTS = ("full", "brief")
 BRIEF_TEXT_NOTE = (

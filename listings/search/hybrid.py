@@ -4,23 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..compiled import IDS, OTHER_IDS, TEXT, Shape, Statements
+from ..compiled import IDS, OTHER_IDS, Shape, Statements
 from ..embedders_progress import incomplete_note
 from ..models import PropertyListing
 from ..results import SearchPage
 from ..runtime import LISTINGS, MAX_CANDIDATES, RRF_K, _database, _timing
-from ..types import Limit, Offset, Query, RawFilters, checked
+from ..types import Limit, Offset, OptionalQuery, Query, RawFilters, checked
 from .cards import _card
 from .filtering import _prices_left_out, _resolved
-from .text import (
-    _TEXT,
-    _fts_config,
-    _mode_words,
-    _text_ranked,
-    _text_search_query,
-    _tsquery,
-    one_apostrophe,
-)
+from .text import _TEXT, _fts_config, _text_query, _text_ranked, _text_slots
 from .understood import understood
 from .vector import _embed, _neighbours
 
@@ -97,10 +89,11 @@ def _in_listings_script(text: str) -> bool:
 _CARDS = Statements()
 
 
-def _page_cards(ids: list[int], text_only: list[int], text: str, mode: str) -> list[Any]:
+def _page_cards(ids: list[int], text_only: list[int], words: tuple[str, ...], mode: str) -> Any:
     """The page's cards in one statement: a listing only the text side found carries the
-    headline of the words matched (none when the text side matched no words)."""
-    if not text_only or _text_search_query(text, mode) is None:
+    headline of the words matched (`words`, its text ranking's; none when the text side
+    matched no words)."""
+    if not text_only or mode not in {"fulltext", "fulltext_any_word"}:
 
         def plain(listing_ids: list[int]) -> Any:
             return PropertyListing.objects.filter(id__any_of=listing_ids).cards()
@@ -108,12 +101,13 @@ def _page_cards(ids: list[int], text_only: list[int], text: str, mode: str) -> l
         return _CARDS.objects(Shape(("plain",), plain), [(IDS, ids)], LISTINGS)
     config = _fts_config()
 
-    def headlined(listing_ids: list[int], headlined_ids: list[int], words: str) -> Any:
+    def headlined(listing_ids: list[int], headlined_ids: list[int], *texts: str) -> Any:
         cards = PropertyListing.objects.filter(id__any_of=listing_ids).cards()
-        return cards.with_headline(_tsquery(words, mode, config), config, for_ids=headlined_ids)
+        query = _text_query(texts, mode, config)
+        return cards.with_headline(query, config, for_ids=headlined_ids)
 
-    shape = Shape(("headlined", mode, config), headlined)
-    slots = [(IDS, ids), (OTHER_IDS, text_only), (TEXT, _mode_words(one_apostrophe(text), mode))]
+    shape = Shape(("headlined", mode, config, len(words)), headlined)
+    slots = [(IDS, ids), (OTHER_IDS, text_only), *_text_slots(words)]
     return _CARDS.objects(shape, slots, LISTINGS)
 
 
@@ -125,17 +119,20 @@ def hybrid_search(
     filters: RawFilters = None,
     limit: Limit = 10,
     offset: Offset = 0,
+    in_ukrainian: OptionalQuery = None,
 ) -> SearchPage:
     """Semantic and full-text results fused by Reciprocal Rank Fusion (k = 60).
 
     When no listing has every word and the request is not written in the listings' script
     (Latin letters, or Russian), the any-word text side is left out
-    (filters.fulltext_mode 'fulltext_skipped'): semantic ranks alone.
+    (filters.fulltext_mode 'fulltext_skipped'): semantic ranks alone. `in_ukrainian`: the
+    query's words as Ukrainian listings write them (the request read): full text matches
+    the words as given or as these; its any-word side and the semantic side take these.
     """
     text = query
     parsed = _resolved(filters)
     candidates = hybrid_depth(offset + limit)
-    vector = _embed(text)
+    vector = _embed(in_ukrainian or text)
     # ids and distances only: the cards are fetched for the page's listings alone
     # with the total the semantic side has anyway (the planner's estimate, or the exact
     # ranking's count): every listing under the filters is one it ranks
@@ -144,9 +141,11 @@ def hybrid_search(
     )
     # A sentence rarely has every word in one listing; scanning for substrings instead would
     # read the whole table for a weak signal, so the text side falls back to any word.
-    ranking = _text_ranked(text, parsed, "relevance", any_word_fallback=True)
+    ranking = _text_ranked(
+        text, parsed, "relevance", any_word_fallback=True, ukrainian=in_ukrainian
+    )
     text_mode = ranking.mode
-    if text_mode == "fulltext_any_word" and not _in_listings_script(text):
+    if text_mode == "fulltext_any_word" and not _in_listings_script(in_ukrainian or text):
         # A Latin-script or Russian request ("flat with a park view", "можно с домашними
         # животными") against Ukrainian listings: any one of its words matches by chance
         # ("a", "с", "view" in a URL-like title), and fusing that list only pushes the
@@ -169,7 +168,7 @@ def hybrid_search(
     rows: list[Any] = []
     if page_ids:
         with _database():
-            rows = _page_cards(page_ids, text_only, text, text_mode)
+            rows = _page_cards(page_ids, text_only, ranking.words, text_mode)
     by_id = {row.id: row for row in rows}
     cards = []
     for listing_id, score, (semantic_rank, text_rank) in page:

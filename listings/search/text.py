@@ -86,16 +86,18 @@ def _tsquery(words: str, mode: str, config: str | None = None) -> SearchQuery:
     return SearchQuery(words, config=config or _fts_config(), search_type=search_type)
 
 
+def _text_query(words: tuple[str, ...], mode: str, config: str | None = None) -> SearchQuery:
+    """The tsquery of a text mode's words: the request's, or, with the request's words in
+    Ukrainian after them (foreign.in_ukrainian), either: as given or as listings write them."""
+    query = _tsquery(words[0], mode, config)
+    for other in words[1:]:
+        query = query | _tsquery(other, mode, config)
+    return query
+
+
 def _mode_words(text: str, mode: str) -> str:
     """What a text mode sends as its query's text: the request, or its words joined by or."""
     return _any_words(text) if mode == "fulltext_any_word" else text
-
-
-def _text_search_query(text: str, mode: str) -> SearchQuery | None:
-    """The tsquery a text mode of _matching_text matches with; None for the ILIKE fallback."""
-    if mode in {"fulltext", "fulltext_any_word"}:
-        return _tsquery(_mode_words(text, mode), mode)
-    return None
 
 
 # The existence check's settings: through the GIN index, for `LIMIT 1` the planner may
@@ -240,25 +242,34 @@ class TextRanking:
 
     @property
     def slots(self) -> list[tuple[Placeholder, Any]]:
-        if self.mode == "ilike_fallback":
-            words = [(text_placeholder(n), word) for n, word in enumerate(self.words)]
-        else:
-            words = [(TEXT, word) for word in self.words]
-        return words + self.values.slots
+        return _text_slots(self.words) + self.values.slots
 
     def args(self) -> tuple[Any, ...]:
         return (*self.words, *self.values.values)
 
 
+def _text_slots(words: tuple[str, ...]) -> list[tuple[Placeholder, Any]]:
+    """A statement's texts, each in its place (TEXT the first's)."""
+    return [(TEXT if n == 0 else text_placeholder(n), word) for n, word in enumerate(words)]
+
+
 def _text_ranked(
-    text: str | None, filters: Filters, sort_by: str, *, any_word_fallback: bool = False
+    text: str | None,
+    filters: Filters,
+    sort_by: str,
+    *,
+    any_word_fallback: bool = False,
+    ukrainian: str | None = None,
 ) -> TextRanking:
     """How a text query (None: no text, a pure filter) ranks under `filters`.
 
     Full text when anything matches, else the fallback (_matching_text's). Relevance ranks
-    at most the FTS_RANK_CANDIDATES newest matches (_rank_candidates).
+    at most the FTS_RANK_CANDIDATES newest matches (_rank_candidates). `ukrainian`, the
+    text's words in Ukrainian: full text matches the words as given or as these, and hybrid's
+    any-word fallback takes these.
     """
     text = one_apostrophe(text) if text is not None else None
+    ukrainian = one_apostrophe(ukrainian) if ukrainian and text is not None else None
     vocabulary, rates, config = live_vocabulary(), _rates(), _fts_config()
     # What decides the SQL besides the mode and order (the ranked candidates' LIMIT too);
     # the filters' values are placeholders after the words (filterslots).
@@ -274,24 +285,29 @@ def _text_ranked(
         return words, given.queryset(args[len(words) :], rates, vocabulary)
 
     mode = "filter"
+    texts = tuple(t for t in (text, ukrainian) if t is not None)
     if text is not None:
         mode = "fulltext"
 
         def exists(*args: Any) -> Any:
-            (words,), filtered = split(args)
-            return filtered.filter(search_vector=_tsquery(words, "fulltext", config)).only("id")[:1]
+            words, filtered = split(args)
+            query = _text_query(words, "fulltext", config)
+            return filtered.filter(search_vector=query).only("id")[:1]
 
-        check = Shape(("exists", *shape), exists, keep)
+        check = Shape(("exists", len(texts), *shape), exists, keep)
+        slots = [*_text_slots(texts), *given.slots]
         with _database():
-            found = _TEXT.objects(check, [(TEXT, text), *given.slots], LISTINGS, BY_GIN_INDEX)
+            found = _TEXT.objects(check, slots, LISTINGS, BY_GIN_INDEX)
         if not found:
             mode = "fulltext_any_word" if any_word_fallback else "ilike_fallback"
     words: tuple[str, ...] = ()
     if mode == "ilike_fallback":
         # one placeholder per word: the statement's shape is their number
         words = tuple(substring_pattern(word) for word in _words(text or ""))
+    elif mode == "fulltext_any_word":
+        words = (_mode_words(ukrainian or text or "", mode),)
     elif text is not None:
-        words = (_mode_words(text, mode),)
+        words = texts
     if mode in {"filter", "ilike_fallback"} and sort_by == "relevance":
         sort_by = "date_desc"
 
@@ -301,12 +317,12 @@ def _text_ranked(
             return filtered
         if mode == "ilike_fallback":
             return filtered.containing_patterns(words)
-        return filtered.matching(_tsquery(words[0], mode, config))
+        return filtered.matching(_text_query(words, mode, config))
 
     def page(*args: Any) -> PropertyListingQuerySet:
         qs = matched(*args)
         if mode in {"fulltext", "fulltext_any_word"}:
-            query = _tsquery(args[0], mode, config)
+            query = _text_query(split(args)[0], mode, config)
             if sort_by == "relevance":
                 qs = PropertyListing.objects.filter(id__in=_rank_candidates(qs)).annotate(
                     rank=_rank(query)
@@ -412,6 +428,7 @@ def _without_each(
     groups: list[tuple[list[str], Filters]],
     deadline: float,
     took_ms: float,
+    ukrainian: str | None = None,
 ) -> list[tuple[list[str], tuple[int, bool]]]:
     """What fulltext_search's empty first page would find with its words dropped and with each
     filter group dropped (`groups`, one_dropped's), within `deadline`: understood's
@@ -429,11 +446,12 @@ def _without_each(
     if alone is None:
         return []
     text, config = one_apostrophe(text), _fts_config()
+    texts = (text,) if not ukrainian else (text, one_apostrophe(ukrainian))
 
-    def in_full_text(queryset: PropertyListingQuerySet, words: str) -> PropertyListingQuerySet:
-        return queryset.filter(search_vector=_tsquery(words, "fulltext", config))
+    def in_full_text(queryset: PropertyListingQuerySet, *words: str) -> PropertyListingQuerySet:
+        return queryset.filter(search_vector=_text_query(words, "fulltext", config))
 
-    full_text = Matches(("fulltext", config), in_full_text, ((TEXT, text),))
+    full_text = Matches(("fulltext", config, len(texts)), in_full_text, tuple(_text_slots(texts)))
     counts = full_text.counts([narrowed for _, narrowed in groups], time_left(deadline))
     if counts is None:
         return [(["query"], alone[0])]
@@ -469,16 +487,19 @@ def fulltext_search(
     sort_by: SortBy = "relevance",
     limit: Limit = 10,
     offset: Offset = 0,
+    in_ukrainian: OptionalQuery = None,
 ) -> SearchPage:
     """Full-text search (PostgreSQL text search, Ukrainian morphology) plus filters.
 
     With no query it is a pure filter. When full text finds nothing it falls back to a
     case-insensitive substring match over title, description and address (mode says which).
+    `in_ukrainian`: the query's words as Ukrainian listings write them (the request read,
+    foreign.in_ukrainian): full text matches either.
     """
     text = query
     parsed = _resolved(filters)
-    ranking = _text_ranked(text, parsed, sort_by)
-    key = ("fulltext_total", ranking.mode, text, parsed.model_dump_json())
+    ranking = _text_ranked(text, parsed, sort_by, ukrainian=in_ukrainian)
+    key = ("fulltext_total", ranking.mode, ranking.words, parsed.model_dump_json())
     with _database():
         rows, total, exact = _page_and_total(ranking, key=key, offset=offset, limit=limit)
     cards = [

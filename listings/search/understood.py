@@ -20,6 +20,10 @@ from ..results import DroppedFilters, Interpreted, InterpretedChip, SearchPage
 from ..types import query_text
 from .filtering import _resolved, budgeted_counts, live_vocabulary, one_dropped
 
+# The argument of a search with a full-text side that takes the searched words in Ukrainian
+# as well (foreign.in_ukrainian): "дом с участком" finds listings saying "з ділянкою".
+UK = "in_ukrainian"
+
 # An empty page's if_dropped counts share this time; what is not counted by then is left
 # out (at 1 000 000 listings a count that finds nothing may scan most of the table).
 IF_DROPPED_BUDGET_MS = 1000
@@ -27,9 +31,9 @@ IF_DROPPED_BUDGET_MS = 1000
 
 # Counts, each (names dropped, (total, exact)), of what an empty full-text page's words find
 # with each filter group dropped (text._without_each): (words, filters, groups, deadline,
-# the page's time in ms).
+# the page's time in ms, the words in Ukrainian or None).
 WordsDropped = Callable[
-    [str, Filters, list[tuple[list[str], Filters]], float, float],
+    [str, Filters, list[tuple[list[str], Filters]], float, float, str | None],
     list[tuple[list[str], tuple[int, bool]]],
 ]
 
@@ -47,10 +51,11 @@ def read_query(text: str) -> Interpretation:
     )
 
 
-def _sorts(search_function: Callable[..., SearchPage]) -> bool:
-    """Whether the search takes a sort_by (full text and filters do; semantic and hybrid rank
-    by relevance alone: an order asked for is named in `refused`, not applied)."""
-    return "sort_by" in inspect.signature(search_function).parameters
+def _takes(search_function: Callable[..., SearchPage], name: str) -> bool:
+    """Whether the search takes argument `name`: a sort_by (full text and filters do;
+    semantic and hybrid rank by relevance alone: an order asked for is named in `refused`,
+    not applied), the words in Ukrainian (those with a full-text side)."""
+    return name in inspect.signature(search_function).parameters
 
 
 def understood(
@@ -69,7 +74,8 @@ def understood(
     """
 
     def decorate(search_function: Callable[..., SearchPage]) -> Callable[..., SearchPage]:
-        sorts = _sorts(search_function)  # once, not a signature read per call
+        # once, not a signature read per call
+        sorts, translates = _takes(search_function, "sort_by"), _takes(search_function, UK)
 
         @functools.wraps(search_function)
         def run(
@@ -82,14 +88,15 @@ def understood(
                 if not interpret or not isinstance(query, str) or not query.strip():
                     page = search_function(query=query, filters=filters, **kwargs)
                     update: dict[str, Any] = {}
-                    searched = query
+                    searched, ukrainian = query, kwargs.get(UK)
                 else:
                     page, update = _interpreted(search_function, query, filters, kwargs)
                     searched, filters = update.pop("searched"), update.pop("merged")
+                    ukrainian = update.pop(UK)
                 if page.total == 0 and page.offset == 0:
                     took_ms = (time.monotonic() - started) * 1000
                     update["if_dropped"] = _if_dropped(
-                        page, searched, _resolved(filters), took_ms, words_dropped
+                        page, searched, _resolved(filters), took_ms, words_dropped, ukrainian
                     )
             if notes:
                 update["names_resolved"] = dict(notes)
@@ -116,6 +123,9 @@ def understood(
                     kwargs = {**kwargs, "sort_by": reading.order}
                 else:
                     overridden = [*overridden, "sort_by"]
+            ukrainian = reading.ukrainian if translates else None
+            if ukrainian is not None:
+                kwargs = {**kwargs, UK: ukrainian}
             page = search_function(query=searched, filters=merged, **kwargs)
             interpreted = Interpreted(
                 filters=reading.filters,
@@ -124,6 +134,7 @@ def understood(
                 chips=[InterpretedChip(**vars(chip)) for chip in reading.chips],
                 overridden=overridden,
                 corrected=reading.corrected,
+                translated=reading.translated if ukrainian is not None else {},
                 refused=refused,
             )
             return page, {
@@ -131,6 +142,7 @@ def understood(
                 "query": text,
                 "searched": searched,
                 "merged": merged,
+                UK: ukrainian,
             }
 
         return run
@@ -149,6 +161,7 @@ def _if_dropped(
     filters: Filters,
     took_ms: float = 0.0,
     words_dropped: WordsDropped | None = None,
+    ukrainian: str | None = None,
 ) -> list[DroppedFilters]:
     """For an empty first page: how many listings match with each filter dropped alone and,
     where the words narrowed the page (full text, `words_dropped`), with the words dropped.
@@ -160,7 +173,7 @@ def _if_dropped(
     deadline = time.monotonic() + IF_DROPPED_BUDGET_MS / 1000
     groups = one_dropped(filters)
     if words_dropped is not None and page.mode in {"fulltext", "ilike_fallback"}:
-        found = words_dropped(searched, filters, groups, deadline, took_ms)
+        found = words_dropped(searched, filters, groups, deadline, took_ms, ukrainian)
     else:
         counts = budgeted_counts([lifted for _, lifted in groups], time_left(deadline))
         found = list(zip([names for names, _ in groups], counts or [], strict=False))

@@ -61,7 +61,17 @@ from ..runtime import (
     stored_embedder,
     up_to_cap,
 )
-from ..types import Limit, ListingId, Metric, MinSimilarity, Offset, Query, RawFilters, checked
+from ..types import (
+    Limit,
+    ListingId,
+    Metric,
+    MinSimilarity,
+    Offset,
+    OptionalQuery,
+    Query,
+    RawFilters,
+    checked,
+)
 from .cards import _card, _float
 from .cut import reporting_cut
 from .filtering import _prices_left_out, _resolved, live_vocabulary
@@ -531,15 +541,18 @@ def semantic_search(
     offset: Offset = 0,
     min_similarity: MinSimilarity = None,
     distance_metric: Metric = "cosine",
+    in_ukrainian: OptionalQuery = None,
 ) -> SearchPage:
     """Listings nearest in meaning to a Ukrainian `query` (the server embeds it).
 
     All three metrics are ranked through the cosine HNSW index: the stored vectors are unit
     length, so cosine, L2 and inner product order them identically; `distance` reports the
-    requested metric and `similarity_score` is always 1 − cosine distance.
+    requested metric and `similarity_score` is always 1 − cosine distance. `in_ukrainian`:
+    the query's words as Ukrainian listings write them (the request read,
+    foreign.in_ukrainian), embedded instead of the query.
     """
     parsed = _resolved(filters)
-    vector = _embed(query)
+    vector = _embed(in_ukrainian or query)
     page = _vector_page(
         vector,
         parsed,

@@ -86,3 +86,21 @@ async def test_an_empty_page_says_what_dropping_each_filter_lets_in_through_mcp(
     assert dropped[("max_price",)] > 0
     assert json.loads(result.content[0].text)["if_dropped"] == page["if_dropped"]
     assert "if_dropped" not in full.structured_content  # absent on a page with listings
+
+
+async def test_english_and_russian_words_are_searched_as_the_ukrainian_listings_use(mcp_server):
+    async with Client(mcp_server.mcp_url) as client:
+        english = await client.call_tool("search_by_metadata", {"query": "house with a garden"})
+        russian = await client.call_tool("hybrid_search", {"query": "можно с домашними животными"})
+        brief = await client.call_tool(
+            "search_by_metadata", {"query": "house with a garden", "detail": "brief"}
+        )
+    page = english.structured_content
+    assert page["mode"] == "fulltext" and page["listings"]
+    assert page["interpreted"]["text"] == "garden"
+    assert page["interpreted"]["translated"] == {"garden": "сад"}
+    assert all(card["property_type"] == "Будинок" for card in page["listings"])
+    hybrid = russian.structured_content
+    assert hybrid["filters"]["fulltext_mode"] == "fulltext"
+    assert hybrid["interpreted"]["translated"]["животными"] == "тваринами"
+    assert brief.structured_content["interpreted"]["translated"] == {"garden": "сад"}

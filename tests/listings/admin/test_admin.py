@@ -567,7 +567,7 @@ def test_semantic_page_says_while_the_embeddings_are_being_filled_in(staff, monk
             body = text(staff.get(SEMANTIC, {**query, "mode": mode}))
             assert EMBEDDING_IN_PROGRESS.format(done=25, total=60) in body
         # An English request's hybrid search has no text side: the banner says so.
-        english = {**query, "query": "house with a garden", "mode": "hybrid"}
+        english = {**query, "query": "house with a hammock", "mode": "hybrid"}
         body = text(staff.get(SEMANTIC, english))
         assert EMBEDDING_IN_PROGRESS_SEMANTIC_ONLY.format(done=25, total=60) in body
         assert EMBEDDING_IN_PROGRESS.format(done=25, total=60) not in body

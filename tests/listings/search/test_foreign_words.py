@@ -1,0 +1,80 @@
+"""Full text for a request's Russian and English words: the listings are Ukrainian, so the
+words are matched as given or as the Ukrainian words listings use (foreign.in_ukrainian)."""
+
+from __future__ import annotations
+
+import pytest
+
+from listings import search
+from listings.models import PropertyListing
+
+pytestmark = pytest.mark.usefixtures("listings_access")
+
+
+def _texts(page) -> list[str]:
+    ids = [card.id for card in page.listings]
+    fields = ("title", "district", "address_raw", "description", "generated_description")
+    rows = PropertyListing.objects.filter(id__in=ids).values_list(*fields)  # search_vector's
+    return [" ".join(text or "" for text in row).lower() for row in rows]
+
+
+def test_a_russian_request_finds_the_listings_that_say_it_in_ukrainian():
+    # as given, the Russian word is in no listing: full text and substrings find nothing
+    plain = search.fulltext_search(query="участком", filters={"property_type": "house"})
+    assert plain.total == 0 and plain.mode == "ilike_fallback"
+    page = search.fulltext_search(query="дом с участком", interpret=True, limit=20)
+    assert page.mode == "fulltext" and page.total > 0
+    assert page.interpreted.text == "участком"
+    assert page.interpreted.translated == {"участком": "ділянкою"}
+    assert len(page.listings) == 20
+    assert all("ділянк" in text for text in _texts(page))
+    assert {card.property_type for card in page.listings} == {"Будинок"}
+
+
+def test_full_text_matches_the_words_as_given_or_as_in_ukrainian():
+    def total(query: str, **extra) -> int:
+        page = search.fulltext_search(query=query, limit=1, **extra)
+        assert page.mode == "fulltext" and page.total_exact
+        return page.total
+
+    garden, plot, both = total("садом"), total("ділянкою"), total("садом ділянкою")
+    assert 0 < both < min(garden, plot)  # each finds listings the other does not
+    assert total("садом", in_ukrainian="ділянкою") == garden + plot - both
+    # a word in no listing, or in Ukrainian, finds what the other finds
+    assert total("zzqqxx", in_ukrainian="ділянкою") == plot
+
+
+def test_hybrid_keeps_its_text_side_for_a_russian_request():
+    request = "можно с домашними животными"
+    page = search.hybrid_search(query=request, interpret=True, limit=10)
+    assert page.filters["fulltext_mode"] == "fulltext"
+    assert page.interpreted.translated == {
+        "можно": "можна",
+        "домашними": "домашніми",
+        "животными": "тваринами",
+    }
+    text_found = [card for card in page.listings if card.fulltext_rank is not None]
+    assert text_found
+    # as before: no listing has every word, and any one word of a Russian request is a
+    # chance match ("с"), so the text side was left out
+    plain = search.hybrid_search(query=request, limit=10)
+    assert plain.filters["fulltext_mode"] == "fulltext_skipped"
+
+
+def test_semantic_search_embeds_the_words_in_ukrainian():
+    page = search.semantic_search(query="дом с участком", interpret=True, limit=10)
+    assert page.interpreted.text == "участком"
+    assert page.interpreted.translated == {"участком": "ділянкою"}
+    assert page.query == "дом с участком"
+    same = search.semantic_search(query="ділянкою", filters={"property_type": "house"}, limit=10)
+    russian = search.semantic_search(query="участком", filters={"property_type": "house"}, limit=10)
+    assert [card.id for card in page.listings] == [card.id for card in same.listings]
+    assert [card.id for card in page.listings] != [card.id for card in russian.listings]
+
+
+def test_an_empty_page_counts_its_words_as_given_or_in_ukrainian():
+    page = search.fulltext_search(query="дом с участком до 5 долларов", interpret=True, limit=5)
+    assert page.total == 0
+    dropped = {tuple(entry.dropped): entry.total for entry in page.if_dropped}
+    found = search.fulltext_search(query="дом с участком", interpret=True, limit=1)
+    assert dropped[("max_price",)] == found.total > 0
