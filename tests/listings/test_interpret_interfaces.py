@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from html import unescape
 from io import StringIO
 from urllib.parse import parse_qs, urlsplit
@@ -174,3 +175,13 @@ def test_each_bounded_filter_is_named_in_ukrainian_where_not_applied():
         "published_after": "опубліковано",
         "no_such_filter": "no_such_filter",
     }
+
+
+def test_the_admin_and_search_listings_show_the_words_searched_in_ukrainian_too(staff):
+    response = staff.get(SEMANTIC, {"query": "дом с участком", "mode": "hybrid"})
+    body = " ".join(re.sub(r"<[^>]+>", "", unescape(response.content.decode())).split())
+    assert "шукаємо текст: «участком» (і як пишуть в оголошеннях: «участком» → «ділянкою»)" in body
+    assert response.context["page"].filters["fulltext_mode"] == "fulltext"
+    table = run("search_listings", "house with a garden", "--mode", "text", "--limit", "3")
+    assert "text: garden\nin Ukrainian too: garden → сад" in table
+    assert table.startswith("mode: fulltext ")

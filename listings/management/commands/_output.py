@@ -140,6 +140,9 @@ def page_table(page: Any) -> str:
     interpreted = getattr(page, "interpreted", None)
     if interpreted is not None:
         head += f"\n{printable(interpreted.summary)}   text: {printable(interpreted.text or '—')}"
+        if interpreted.translated:
+            pairs = (f"{given} → {word}" for given, word in interpreted.translated.items())
+            head += f"\nin Ukrainian too: {printable(', '.join(pairs))}"
         for reason in dict.fromkeys(interpreted.refused.values()):
             head += f"\nnot applied: {printable(reason)}"
     for warning in getattr(page, "warnings", None) or ():
