@@ -50,11 +50,12 @@ def in_ukrainian(words: Sequence[str]) -> tuple[str | None, dict[str, str]]:
             value = _word(word)
             if value is None or value == word:  # "котом" is Ukrainian too
                 out.append(word)
+            elif len(value) == 1:  # "с" as "з", "в" as "у": only beside another word read
+                out.append(value)
             else:
                 changed = True
                 if value:
                     out.append(value)
-                if len(value) > 1:  # not "с" as "з": what every request has
                     read[word] = value
             i += 1
     text = " ".join(out)
@@ -88,12 +89,19 @@ def _word(word: str) -> str | None:
             if singular in ENGLISH:
                 return str(ENGLISH[singular])
         return None
-    for lemma, parse in _russian(word):
+    readings = _russian(word)
+    for lemma, parse in readings:
         if lemma in RUSSIAN_DROPPED:
             return ""
         value = RUSSIAN.get(lemma)
         if value is not None and value != lemma:
             return _inflected(str(value), parse)
+    if readings and not analyzer("uk").word_is_known(normal(word)):
+        # a Russian form of a word Ukrainian has too ("школой", "кухней", "студентов"):
+        # the Ukrainian dictionary stems no such form
+        for lemma, parse in readings:
+            if analyzer("uk").word_is_known(lemma):
+                return _inflected(lemma, parse)
     return None
 
 

@@ -13,7 +13,7 @@ from tests.listings.test_interpretation import gazetteer, read  # noqa: F401 (a 
     ("request_text", "ukrainian", "translated"),
     [
         # Russian: the Ukrainian lemma in the case and number of the word given
-        ("дом с участком в Виннице", "ділянкою в Виннице", {"участком": "ділянкою"}),
+        ("дом с участком в Виннице", "ділянкою у Виннице", {"участком": "ділянкою"}),
         (
             "можно с домашними животными",
             "можна з домашніми тваринами",
@@ -21,6 +21,14 @@ from tests.listings.test_interpretation import gazetteer, read  # noqa: F401 (a 
         ),
         ("квартира в сталинке", "сталінці", {"сталинке": "сталінці"}),  # a guessed reading
         ("школа, детский сад", "школа дитячий садок", {"детский сад": "дитячий садок"}),
+        # a phrase by its words' lemmas; a function word ("во") as Ukrainian's
+        (
+            "с детской площадкой во дворе",
+            "дитячий майданчик у дворі",
+            {"детской площадкой": "дитячий майданчик", "дворе": "дворі"},
+        ),
+        # a Russian form of a word Ukrainian has too, in Ukrainian's form
+        ("рядом со школой и кухней", "школою і кухнею", {"школой": "школою", "кухней": "кухнею"}),
         # English: phrases before their words, plurals by their singular, empty words out
         (
             "studio in Lviv city center, pets allowed",
@@ -69,7 +77,8 @@ def test_the_glossary_keys_are_lemmas_and_its_values_ukrainian_words():
     Ukrainian dictionary does not know is no word full text stems."""
     russian = morphology.analyzer("ru")
     ukrainian = morphology.analyzer("uk")
-    for key in [*foreign.RUSSIAN, *foreign.RUSSIAN_DROPPED]:
+    phrased = [word for words in foreign.RUSSIAN_PHRASES for word in words.split()]
+    for key in [*foreign.RUSSIAN, *foreign.RUSSIAN_DROPPED, *phrased]:
         lemmas = {morphology.normal(p.normal_form) for p in russian.parse(key)}
         assert key in lemmas, key
     values = [*foreign.RUSSIAN.values(), *foreign.RUSSIAN_PHRASES.values()]
@@ -79,3 +88,13 @@ def test_the_glossary_keys_are_lemmas_and_its_values_ukrainian_words():
             assert ukrainian.word_is_known(word), value
     # a one-word "phrase" would never be looked up
     assert all(" " in words for words in [*foreign.RUSSIAN_PHRASES, *foreign.ENGLISH_PHRASES])
+
+
+def test_a_function_word_alone_is_no_reason_to_read_the_text_again(gazetteer):  # noqa: F811
+    # "в" is Russian and Ukrainian: as "у" only beside a word read in Ukrainian
+    assert read("студія в новому будинку", gazetteer).ukrainian is None
+    assert read("квартира в сталинке", gazetteer).ukrainian == "сталінці"
+    assert read("в сталинке с камином", gazetteer).translated == {
+        "сталинке": "сталінці",
+        "камином": "каміном",
+    }
