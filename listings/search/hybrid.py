@@ -9,7 +9,7 @@ from ..embedders_progress import incomplete_note
 from ..models import PropertyListing
 from ..results import SearchPage
 from ..runtime import LISTINGS, MAX_CANDIDATES, RRF_K, _database, _timing
-from ..types import Limit, Offset, OptionalQuery, Query, RawFilters, checked
+from ..types import Limit, Offset, Query, RawFilters, checked
 from .cards import _card
 from .filtering import _prices_left_out, _resolved
 from .text import _TEXT, _fts_config, _text_query, _text_ranked, _text_slots
@@ -119,7 +119,7 @@ def hybrid_search(
     filters: RawFilters = None,
     limit: Limit = 10,
     offset: Offset = 0,
-    in_ukrainian: OptionalQuery = None,
+    in_ukrainian: str | None = None,
 ) -> SearchPage:
     """Semantic and full-text results fused by Reciprocal Rank Fusion (k = 60).
 

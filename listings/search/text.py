@@ -487,7 +487,7 @@ def fulltext_search(
     sort_by: SortBy = "relevance",
     limit: Limit = 10,
     offset: Offset = 0,
-    in_ukrainian: OptionalQuery = None,
+    in_ukrainian: str | None = None,
 ) -> SearchPage:
     """Full-text search (PostgreSQL text search, Ukrainian morphology) plus filters.
 

@@ -67,7 +67,6 @@ from ..types import (
     Metric,
     MinSimilarity,
     Offset,
-    OptionalQuery,
     Query,
     RawFilters,
     checked,
@@ -541,7 +540,7 @@ def semantic_search(
     offset: Offset = 0,
     min_similarity: MinSimilarity = None,
     distance_metric: Metric = "cosine",
-    in_ukrainian: OptionalQuery = None,
+    in_ukrainian: str | None = None,
 ) -> SearchPage:
     """Listings nearest in meaning to a Ukrainian `query` (the server embeds it).
 

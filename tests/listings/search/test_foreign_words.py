@@ -78,3 +78,13 @@ def test_an_empty_page_counts_its_words_as_given_or_in_ukrainian():
     dropped = {tuple(entry.dropped): entry.total for entry in page.if_dropped}
     found = search.fulltext_search(query="дом с участком", interpret=True, limit=1)
     assert dropped[("max_price",)] == found.total > 0
+
+
+@pytest.mark.parametrize(
+    "run", [search.semantic_search, search.fulltext_search, search.hybrid_search]
+)
+def test_a_request_of_the_longest_length_is_searched_though_longer_in_ukrainian(run, settings):
+    request = ("pets allowed " * settings.MAX_QUERY_LENGTH)[: settings.MAX_QUERY_LENGTH]
+    page = run(query=request, interpret=True, limit=3)
+    assert page.interpreted.translated == {"pets allowed": "можна з тваринами"}
+    assert len(page.interpreted.text) <= settings.MAX_QUERY_LENGTH
