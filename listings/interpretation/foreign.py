@@ -96,13 +96,23 @@ def _word(word: str) -> str | None:
         value = RUSSIAN.get(lemma)
         if value is not None and value != lemma:
             return _inflected(str(value), parse)
-    if readings and not analyzer("uk").word_is_known(normal(word)):
-        # a Russian form of a word Ukrainian has too ("школой", "кухней", "студентов"):
-        # the Ukrainian dictionary stems no such form
+    if readings and not _ukrainian_form(normal(word)):
+        # a Russian form of a word Ukrainian has too ("школой", "кухней", "в центре"): the
+        # Ukrainian dictionary stems no such form
         for lemma, parse in readings:
             if analyzer("uk").word_is_known(lemma):
                 return _inflected(lemma, parse)
     return None
+
+
+def _ukrainian_form(word: str) -> bool:
+    """Whether pymorphy3's Ukrainian dictionary has the word as a Ukrainian form: not a
+    Russianism it marks (Dist: "участком") and not only a vocative ("центре", "районе",
+    which full text's Ukrainian dictionary does not stem)."""
+    ukrainian = analyzer("uk")
+    if not ukrainian.word_is_known(word):
+        return False
+    return any(not {"Dist", "voct"} & parse.tag.grammemes for parse in ukrainian.parse(word))
 
 
 def _singulars(word: str) -> list[str]:

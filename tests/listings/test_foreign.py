@@ -29,6 +29,8 @@ from tests.listings.test_interpretation import gazetteer, read  # noqa: F401 (a 
         ),
         # a Russian form of a word Ukrainian has too, in Ukrainian's form
         ("рядом со школой и кухней", "школою і кухнею", {"школой": "школою", "кухней": "кухнею"}),
+        # Ukrainian has "центре" only as a vocative, which full text does not stem
+        ("квартира в центре", "центрі", {"центре": "центрі"}),
         # English: phrases before their words, plurals by their singular, empty words out
         (
             "studio in Lviv city center, pets allowed",
