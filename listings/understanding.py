@@ -204,10 +204,12 @@ def resolve_places(filters: Filters, gazetteer: Gazetteer | None = None) -> Filt
             update[column], wanted[column] = split[0], split[0]
             if wanted["city"] is None:
                 update["city"] = wanted["city"] = split[1]
-    for column, given in wanted.items():
+    city = None
+    for column, given in wanted.items():  # the city first: a station or district in it
         if given is None or not gazetteer.values.get(column):
             continue  # nothing read (a table without the column): the value as given
-        value = gazetteer.resolve(column, given)
+        value = gazetteer.resolve(column, given, city)
+        city = value if column == "city" else city
         if value is None:
             nearest = gazetteer.nearest(column, given)
             problem = (

@@ -287,8 +287,19 @@ def _consistent_places(r: Request) -> None:
         return
     for column in ("district", "metro_station"):
         value = r.filters.get(column)
-        cities = r.gazetteer.cities_of.get((column, value or ""), set())
-        if value is not None and cities and city not in cities:
+        if value is None or r.gazetteer.lies_in(column, value, city):
+            continue
+        # a value of the same words in that city ("Палац спорту" in Київ, the more listed
+        # "Палац Спорту" in Харків)
+        other = r.gazetteer.resolve(column, value, city)
+        if other is not None and r.gazetteer.lies_in(column, other, city):
+            r.filters[column] = other
+            label = PLACE_LABELS.get(column, "{}").format(other)
+            r.chips = [
+                dataclasses.replace(c, label=label) if c.filters == (column,) else c
+                for c in r.chips
+            ]
+        else:
             r.filters.pop(column)
             for chip in [c for c in r.chips if c.filters == (column,)]:
                 r.chips.remove(chip)

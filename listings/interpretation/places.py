@@ -119,18 +119,28 @@ class Gazetteer:
     def rows(self, place: Place) -> int:
         return self.values.get(place.column, {}).get(place.value, 0)
 
-    def resolve(self, column: str, given: str) -> str | None:
-        """The value present that `given` names (any case, inflection or spelling)."""
+    def resolve(self, column: str, given: str, city: str | None = None) -> str | None:
+        """The value present that `given` names (any case, inflection or spelling); with
+        `city`, one that lies in it where values of the same words lie in several ("Палац
+        спорту" in Київ, "Палац Спорту" in Харків)."""
         present = self.values.get(column, {})
-        if given in present:
+        if given in present and self.lies_in(column, given, city):
             return given
         words = [token_keys(word) for word in words_of(given)]
-        if not words:
-            return None
-        for place, size in self.match(words, 0, [column]):
-            if size == len(words):
-                return place.value
-        return None
+        named = [given] if given in present else []
+        if words:
+            found = self.match(words, 0, [column])
+            named += [place.value for place, size in found if size == len(words)]
+        for value in named:
+            if self.lies_in(column, value, city):
+                return value
+        return named[0] if named else None
+
+    def lies_in(self, column: str, value: str, city: str | None) -> bool:
+        """Whether a district or station lies in `city` (True with no city, or where the
+        table does not say)."""
+        cities = self.cities_of.get((column, value))
+        return city is None or not cities or city in cities
 
     def nearest(self, column: str, given: str, count: int = 3) -> list[str]:
         """Values present spelled most like `given` (for "did you mean ...?")."""

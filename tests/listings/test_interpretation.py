@@ -1273,3 +1273,37 @@ def test_a_number_after_a_word_for_the_area_that_is_no_flats_area(gazetteer):
     assert read("квартира з площею кухні 10", gazetteer).filters.get("min_area") is None
     house = read("будинок площею 120 і ділянка 10 соток", gazetteer)
     assert (house.filters["min_area"], house.filters["max_area"]) == (108.0, 132.0)
+
+
+def test_a_station_of_the_same_words_in_two_cities_is_the_one_in_the_city_named():
+    """ "Палац спорту" (Київ) and "Палац Спорту" (Харків, more listings) differ in case only:
+    with Київ named, the request meant Kyiv's, which was given back to the text."""
+    values = {
+        "city": {"Київ": 900, "Харків": 300},
+        "metro_station": {"Палац спорту": 177, "Палац Спорту": 598},
+    }
+    located = [
+        ("metro_station", "Палац спорту", "Київ"),
+        ("metro_station", "Палац Спорту", "Харків"),
+    ]
+    places = Gazetteer.build(values, located)
+    kyiv = read("квартира біля Палацу спорту у Києві", places)
+    assert kyiv.filters["metro_station"] == "Палац спорту" and kyiv.filters["city"] == "Київ"
+    assert kyiv.text == ""
+    assert [chip.label for chip in kyiv.chips if chip.filters == ("metro_station",)] == [
+        "метро Палац спорту"
+    ]
+    kharkiv = read("квартира біля Палацу спорту у Харкові", places)
+    assert kharkiv.filters["metro_station"] == "Палац Спорту"
+    # a filter given so resolves alike
+    assert places.resolve("metro_station", "палац спорту", "Київ") == "Палац спорту"
+    assert places.resolve("metro_station", "Палац Спорту", "Київ") == "Палац спорту"
+    assert places.resolve("metro_station", "палац спорту") == "Палац Спорту"  # the most listed
+    from listings.filters import Filters
+    from listings.understanding import resolve_places
+
+    given = Filters(city="Kyiv", metro_station="палац спорту")
+    assert resolve_places(given, places).metro_station == "Палац спорту"
+    assert resolve_places(Filters(metro_station="палац спорту"), places).metro_station == (
+        "Палац Спорту"
+    )
