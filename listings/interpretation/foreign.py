@@ -48,7 +48,7 @@ def in_ukrainian(words: Sequence[str]) -> tuple[str | None, dict[str, str]]:
         else:
             word = words[i]
             value = _word(word)
-            if value is None or value == word:  # "котом" is Ukrainian too
+            if value is None or normal(value) == normal(word):  # "котом" is Ukrainian too
                 out.append(word)
             elif len(value) == 1:  # "с" as "з", "в" as "у": only beside another word read
                 out.append(value)
@@ -94,7 +94,7 @@ def _word(word: str) -> str | None:
         if lemma in RUSSIAN_DROPPED:
             return ""
         value = RUSSIAN.get(lemma)
-        if value is not None and value != lemma:
+        if value is not None and value != lemma and not _form_of(normal(word), str(value)):
             return _inflected(str(value), parse)
     if readings and not _ukrainian_form(normal(word)):
         # a Russian form of a word Ukrainian has too ("школой", "кухней", "в центре"): the
@@ -105,14 +105,25 @@ def _word(word: str) -> str | None:
     return None
 
 
-def _ukrainian_form(word: str) -> bool:
-    """Whether pymorphy3's Ukrainian dictionary has the word as a Ukrainian form: not a
-    Russianism it marks (Dist: "участком") and not only a vocative ("центре", "районе",
-    which full text's Ukrainian dictionary does not stem)."""
+def _form_of(word: str, lemma: str) -> bool:
+    """Whether the word is a Ukrainian form of `lemma` already ("Тепла" of "теплий", which
+    is Russian "тепла" of "тёплый" too), not one _ukrainian_form leaves out ("дворе")."""
+    return any(normal(parse.normal_form) == normal(lemma) for parse in _ukrainian_readings(word))
+
+
+def _ukrainian_readings(word: str) -> list[Any]:
+    """pymorphy3's Ukrainian readings of a word it knows, but a Russianism it marks (Dist:
+    "участком") or a vocative ("центре", "районе", which full text's Ukrainian dictionary
+    does not stem)."""
     ukrainian = analyzer("uk")
     if not ukrainian.word_is_known(word):
-        return False
-    return any(not {"Dist", "voct"} & parse.tag.grammemes for parse in ukrainian.parse(word))
+        return []
+    return [p for p in ukrainian.parse(word) if not {"Dist", "voct"} & p.tag.grammemes]
+
+
+def _ukrainian_form(word: str) -> bool:
+    """Whether pymorphy3's Ukrainian dictionary has the word as a Ukrainian form."""
+    return bool(_ukrainian_readings(word))
 
 
 def _singulars(word: str) -> list[str]:

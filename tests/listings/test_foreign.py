@@ -64,6 +64,8 @@ def test_russian_and_english_words_are_read_as_the_ukrainian_listings_use(
     "request_text",
     [
         "квартира з терасою біля лісу",  # Ukrainian: nothing to read
+        # Ukrainian forms that are Russian ones too ("тепла" of "тёплый"), in another case
+        "Тепла квартира в Новому будинку у Центральному районі",
         "тихий район",  # a Russian word that is Ukrainian as written
         "house in the Kyiv region",  # nothing the glossary has ("region")
         "двокімнатна квартира у Києві",  # nothing left to search for
