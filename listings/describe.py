@@ -197,7 +197,9 @@ def describe_schema() -> dict[str, Any]:
     return {
         "table": "property_listings",
         "language": "Ukrainian: listing text is Ukrainian; translate queries into Ukrainian "
-        "before searching.",
+        "before searching. With interpret on, Russian and English words left to search for "
+        "are also searched as the Ukrainian words listings use (interpreted.translated names "
+        "them), from a glossary of listings' words: a translated query finds more.",
         "columns": _columns(),
         "enums": enums,
         "cities": facts["cities"],
