@@ -8,7 +8,15 @@ from datetime import date
 from typing import Any
 
 from django.conf import settings
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from . import vocabulary
 from .errors import InvalidArgument
@@ -54,6 +62,11 @@ class Filters(BaseModel):
     metro_station: str | None = Field(
         None, description="Metro station in Ukrainian, e.g. 'Лук'янівська'."
     )
+    # Every value present of the same words as a place filter's, where the table spells one
+    # place several ways ("Палац спорту" in Київ, "Палац Спорту" in Харків): set when place
+    # names are resolved (understanding.resolve_places), matched with the value; never
+    # given by a caller, and replaced, not changed.
+    _spellings: dict[str, tuple[str, ...]] = PrivateAttr(default_factory=dict)
     # Enum filters are plain strings here: the values present in the database and the
     # synonyms are checked in the search layer (resolve_filters), which may read the database.
     deal_type: str | None = Field(
@@ -238,6 +251,27 @@ class Filters(BaseModel):
         """The enum filters set (vocabulary.FILTERED_ENUMS), by name."""
         values = {name: getattr(self, name) for name in vocabulary.FILTERED_ENUMS}
         return {name: value for name, value in values.items() if value is not None}
+
+    def spelled(self, name: str, value: Any) -> list[Any]:
+        """The values a place filter `name` holding `value` matches: it, and the other
+        spellings present of the same place."""
+        return [value, *(other for other in self._spellings.get(name, ()) if other != value)]
+
+    def with_spellings(self, spellings: Mapping[str, tuple[str, ...]]) -> Filters:
+        """A copy that matches these spellings of its place filters too."""
+        copied = self.model_copy()
+        copied._spellings = {name: tuple(found) for name, found in spellings.items()}
+        return copied
+
+    def spellings_key(self) -> list[tuple[str, tuple[str, ...]]]:
+        """The spellings, for the key of a statement they are part of."""
+        return sorted(self._spellings.items())
+
+    def key(self) -> str:
+        """What the filters match, as a key of what is remembered of a search (its row
+        estimate, its path): the values and the places' spellings."""
+        dumped = self.model_dump_json()
+        return f"{dumped}{self.spellings_key()}" if self._spellings else dumped
 
     def active(self) -> dict[str, Any]:
         """The filters that were set (for echoing back to the caller)."""

@@ -133,5 +133,6 @@ def filter_values(filters: Filters, rates: Mapping[str, float]) -> FilterValues:
             min_price=None if filters.min_price is None else "Decimal",
             max_price=None if filters.max_price is None else "Decimal",
         )
-    key = json.dumps(filters.model_dump(mode="json") | cleared, sort_keys=True)
+    spellings = {"spellings": filters.spellings_key()}  # baked into the SQL
+    key = json.dumps(filters.model_dump(mode="json") | cleared | spellings, sort_keys=True)
     return FilterValues(filters, key, tuple(names), tuple(values))

@@ -251,8 +251,10 @@ def listing_condition(
     q = Q()
     for name in ("city", "district", "metro_station", "property_type_id"):
         value = getattr(filters, name)
-        if value is not None:
-            q &= Q(**{name: value})
+        if value is None:
+            continue
+        spelled = filters.spelled(name, value)
+        q &= Q(**{name: value}) if len(spelled) == 1 else Q(**{f"{name}__in": spelled})
     if filters.property_type is not None:
         # By id where the vocabulary knows the slug: the planner estimates the share.
         ids = vocabulary.property_type_ids(filters.property_type) if vocabulary else ()

@@ -205,6 +205,7 @@ def resolve_places(filters: Filters, gazetteer: Gazetteer | None = None) -> Filt
             if wanted["city"] is None:
                 update["city"] = wanted["city"] = split[1]
     city = None
+    spellings: dict[str, tuple[str, ...]] = {}
     for column, given in wanted.items():  # the city first: a station or district in it
         if given is None or not gazetteer.values.get(column):
             continue  # nothing read (a table without the column): the value as given
@@ -223,7 +224,13 @@ def resolve_places(filters: Filters, gazetteer: Gazetteer | None = None) -> Filt
             notes = _notes.get()
             if notes is not None:
                 notes[column] = {"given": given, "value": value}
-    return filters.model_copy(update=update) if update else filters
+        # a place the table spells several ways is each spelling (a district or station
+        # with a city filter: those in the city)
+        same = gazetteer.spellings(column, value)
+        if len(same) > 1:
+            spellings[column] = same
+    resolved = filters.model_copy(update=update) if update else filters
+    return resolved.with_spellings(spellings) if spellings else resolved
 
 
 def resolve_property_type(filters: Filters) -> Filters:

@@ -58,6 +58,8 @@ class Gazetteer:
     values: dict[str, dict[str, int]] = field(default_factory=dict)
     cities_of: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     _index: dict[str, list[Place]] = field(default_factory=dict)
+    # (column, fold) -> the values spelled so, the most listed first (spellings)
+    _spelled: dict[tuple[str, str], tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def build(
@@ -70,10 +72,17 @@ class Gazetteer:
         for column, value, city in located:
             gazetteer.cities_of.setdefault((column, value), set()).add(city)
         for column in PLACE_COLUMNS:
-            for value in gazetteer.values[column]:
+            present = gazetteer.values[column]
+            for value in present:
                 spellings = [value, *ALIASES.get(column, {}).get(value, [])]
                 for spelling in spellings:
                     gazetteer._add(column, value, spelling, alias=spelling != value)
+            spelled: dict[str, list[str]] = {}
+            for value in sorted(present, key=lambda other: -present[other]):
+                spelled.setdefault(fold(value), []).append(value)
+            gazetteer._spelled.update(
+                {(column, key): tuple(same) for key, same in spelled.items() if len(same) > 1}
+            )
         return gazetteer
 
     def _add(self, column: str, value: str, spelling: str, *, alias: bool = False) -> None:
@@ -135,6 +144,11 @@ class Gazetteer:
             if self.lies_in(column, value, city):
                 return value
         return named[0] if named else None
+
+    def spellings(self, column: str, value: str) -> tuple[str, ...]:
+        """Every value present of the column spelled as `value` but for case, apostrophes and
+        і/и-like letters ("Палац спорту", "Палац Спорту"), the most listed first."""
+        return self._spelled.get((column, fold(value)), (value,))
 
     def lies_in(self, column: str, value: str, city: str | None) -> bool:
         """Whether a district or station lies in `city` (True with no city, or where the

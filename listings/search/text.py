@@ -499,7 +499,7 @@ def fulltext_search(
     text = query
     parsed = _resolved(filters)
     ranking = _text_ranked(text, parsed, sort_by, ukrainian=in_ukrainian)
-    key = ("fulltext_total", ranking.mode, ranking.words, parsed.model_dump_json())
+    key = ("fulltext_total", ranking.mode, ranking.words, parsed.key())
     with _database():
         rows, total, exact = _page_and_total(ranking, key=key, offset=offset, limit=limit)
     cards = [

@@ -263,7 +263,7 @@ def _neighbours(
     """
 
     vocabulary, rates = live_vocabulary(), _rates()
-    filters_json = filters.model_dump_json()
+    filters_json = filters.key()
     # the filters' values: placeholders after the vector and the id left out (filterslots)
     given = filter_values(filters, rates)
 
