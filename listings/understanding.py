@@ -224,8 +224,8 @@ def resolve_places(filters: Filters, gazetteer: Gazetteer | None = None) -> Filt
             notes = _notes.get()
             if notes is not None:
                 notes[column] = {"given": given, "value": value}
-        # a place the table spells several ways is each spelling (a district or station
-        # with a city filter: those in the city)
+        # a place the table spells several ways is each spelling (with a city filter too,
+        # which keeps a district's or station's rows to that city's)
         same = gazetteer.spellings(column, value)
         if len(same) > 1:
             spellings[column] = same

@@ -96,7 +96,7 @@ def _word(word: str) -> str | None:
         value = RUSSIAN.get(lemma)
         if value is not None and value != lemma and not _form_of(normal(word), str(value)):
             return _inflected(str(value), parse)
-    if readings and not _ukrainian_form(normal(word)):
+    if readings and not _ukrainian_readings(normal(word)):
         # a Russian form of a word Ukrainian has too ("школой", "кухней", "в центре"): the
         # Ukrainian dictionary stems no such form
         for lemma, parse in readings:
@@ -107,7 +107,7 @@ def _word(word: str) -> str | None:
 
 def _form_of(word: str, lemma: str) -> bool:
     """Whether the word is a Ukrainian form of `lemma` already ("Тепла" of "теплий", which
-    is Russian "тепла" of "тёплый" too), not one _ukrainian_form leaves out ("дворе")."""
+    is Russian "тепла" of "тёплый" too), not one _ukrainian_readings leaves out ("дворе")."""
     return any(normal(parse.normal_form) == normal(lemma) for parse in _ukrainian_readings(word))
 
 
@@ -119,11 +119,6 @@ def _ukrainian_readings(word: str) -> list[Any]:
     if not ukrainian.word_is_known(word):
         return []
     return [p for p in ukrainian.parse(word) if not {"Dist", "voct"} & p.tag.grammemes]
-
-
-def _ukrainian_form(word: str) -> bool:
-    """Whether pymorphy3's Ukrainian dictionary has the word as a Ukrainian form."""
-    return bool(_ukrainian_readings(word))
 
 
 def _singulars(word: str) -> list[str]:

@@ -95,11 +95,6 @@ def _text_query(words: tuple[str, ...], mode: str, config: str | None = None) ->
     return query
 
 
-def _mode_words(text: str, mode: str) -> str:
-    """What a text mode sends as its query's text: the request, or its words joined by or."""
-    return _any_words(text) if mode == "fulltext_any_word" else text
-
-
 # The existence check's settings: through the GIN index, for `LIMIT 1` the planner may
 # otherwise scan the table or a filter's index row by row, all of it when the words match
 # nothing. Sent with the check in one query string (compiled.Settings).
@@ -248,6 +243,12 @@ class TextRanking:
         return (*self.words, *self.values.values)
 
 
+def _searched_texts(text: str, ukrainian: str | None) -> tuple[str, ...]:
+    """The texts full text matches either of: the request's words, and (the request read,
+    foreign.in_ukrainian) the same words as Ukrainian listings write them."""
+    return (text,) if not ukrainian else (text, one_apostrophe(ukrainian))
+
+
 def _text_slots(words: tuple[str, ...]) -> list[tuple[Placeholder, Any]]:
     """A statement's texts, each in its place (TEXT the first's)."""
     return [(TEXT if n == 0 else text_placeholder(n), word) for n, word in enumerate(words)]
@@ -269,7 +270,6 @@ def _text_ranked(
     any-word fallback takes these.
     """
     text = one_apostrophe(text) if text is not None else None
-    ukrainian = one_apostrophe(ukrainian) if ukrainian and text is not None else None
     vocabulary, rates, config = live_vocabulary(), _rates(), _fts_config()
     # What decides the SQL besides the mode and order (the ranked candidates' LIMIT too);
     # the filters' values are placeholders after the words (filterslots).
@@ -285,7 +285,7 @@ def _text_ranked(
         return words, given.queryset(args[len(words) :], rates, vocabulary)
 
     mode = "filter"
-    texts = tuple(t for t in (text, ukrainian) if t is not None)
+    texts = _searched_texts(text, ukrainian) if text is not None else ()
     if text is not None:
         mode = "fulltext"
 
@@ -305,7 +305,7 @@ def _text_ranked(
         # one placeholder per word: the statement's shape is their number
         words = tuple(substring_pattern(word) for word in _words(text or ""))
     elif mode == "fulltext_any_word":
-        words = (_mode_words(ukrainian or text or "", mode),)
+        words = (_any_words(texts[-1]),)  # the words in Ukrainian, when read so
     elif text is not None:
         words = texts
     if mode in {"filter", "ilike_fallback"} and sort_by == "relevance":
@@ -446,7 +446,7 @@ def _without_each(
     if alone is None:
         return []
     text, config = one_apostrophe(text), _fts_config()
-    texts = (text,) if not ukrainian else (text, one_apostrophe(ukrainian))
+    texts = _searched_texts(text, ukrainian)
 
     def in_full_text(queryset: PropertyListingQuerySet, *words: str) -> PropertyListingQuerySet:
         return queryset.filter(search_vector=_text_query(words, "fulltext", config))

@@ -61,16 +61,7 @@ from ..runtime import (
     stored_embedder,
     up_to_cap,
 )
-from ..types import (
-    Limit,
-    ListingId,
-    Metric,
-    MinSimilarity,
-    Offset,
-    Query,
-    RawFilters,
-    checked,
-)
+from ..types import Limit, ListingId, Metric, MinSimilarity, Offset, Query, RawFilters, checked
 from .cards import _card, _float
 from .cut import reporting_cut
 from .filtering import _prices_left_out, _resolved, live_vocabulary
