@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,40 +28,59 @@ _CASES = {"gen2": "gent", "acc2": "accs", "loc2": "loct"}
 _ADJECTIVES = frozenset({"ADJF", "PRTF"})
 
 
-def in_ukrainian(words: Sequence[str]) -> tuple[str | None, dict[str, str]]:
-    """`words` with their Russian and English ones as Ukrainian, and {word given: Ukrainian}
-    for each so read; (None, {}) when none was (nothing else to search for)."""
+def in_ukrainian(
+    words: Sequence[str], cities: Mapping[str, str] | None = None
+) -> tuple[str | None, dict[str, str]]:
+    """`words` with their Russian and English ones as Ukrainian, and {words given: Ukrainian}
+    for each so read; (None, {}) when none was (nothing else to search for). `cities`: the
+    words that name a city, {words: the city as the listings write it}."""
     out: list[str] = []
     read: dict[str, str] = {}
     changed = False
     i = 0
     while i < len(words):
-        for n in range(min(LONGEST_PHRASE, len(words) - i), 1, -1):
-            given = words[i : i + n]
-            value = _phrase(given)
-            if value is not None:
-                out.append(value)
-                read[" ".join(given)] = value
-                changed = True
-                i += n
-                break
-        else:
-            word = words[i]
-            value = _word(word)
-            if value is None or normal(value) == normal(word):  # "котом" is Ukrainian too
-                out.append(word)
-            elif len(value) == 1:  # "с" as "з", "в" as "у": only beside another word read
-                out.append(value)
+        n, value = _phrase_at(words, i, cities or {})
+        if n:
+            given = " ".join(words[i : i + n])
+            if value is None or normal(value) == normal(given):  # "під Львовом" is both
+                out.append(given)
             else:
+                out.append(value)
+                read[given] = value
                 changed = True
-                if value:
-                    out.append(value)
-                    read[word] = value
-            i += 1
+            i += n
+            continue
+        word = words[i]
+        value = _word(word)
+        if value is None or normal(value) == normal(word):  # "котом" is Ukrainian too
+            out.append(word)
+        elif len(value) == 1:  # "с" as "з", "в" as "у": only beside another word read
+            out.append(value)
+        else:
+            changed = True
+            if value:
+                out.append(value)
+                read[word] = value
+        i += 1
     text = " ".join(out)
     if not changed or not text.strip():
         return None, {}
     return text, read
+
+
+def _phrase_at(words: Sequence[str], i: int, cities: Mapping[str, str]) -> tuple[int, str | None]:
+    """How many words from i name a city or are a phrase of the glossary (0: none), and
+    their Ukrainian (None: they are Ukrainian already)."""
+    longest = max([LONGEST_PHRASE, *(len(named.split()) for named in cities)])
+    for n in range(min(longest, len(words) - i), 0, -1):
+        given = words[i : i + n]
+        named = " ".join(given)
+        if named in cities:
+            return n, _city(given, cities[named])
+        value = _phrase(given) if n > 1 else None
+        if value is not None:
+            return n, value
+    return 0, None
 
 
 def _latin(word: str) -> bool:
@@ -100,9 +119,37 @@ def _word(word: str) -> str | None:
         # a Russian form of a word Ukrainian has too ("школой", "кухней", "в центре"): the
         # Ukrainian dictionary stems no such form
         for lemma, parse in readings:
-            if analyzer("uk").word_is_known(lemma):
+            # Ukrainian's word, not a form of another ("кривая" is a form of "кривий")
+            ukrainian = analyzer("uk")
+            if ukrainian.word_is_known(lemma) and any(
+                normal(p.normal_form) == lemma for p in ukrainian.parse(lemma)
+            ):
                 return _inflected(lemma, parse)
     return None
+
+
+def _city(given: Sequence[str], city: str) -> str | None:
+    """A city's name said in Russian or English as the listings write it, in the case said:
+    "под Киевом" is "під Києвом", "возле Белой Церкви" "біля Білої Церкви", "near Kyiv"
+    "Київ"; None when it is said in Ukrainian."""
+    words = city.split()
+    if all(_latin(word) for word in given):
+        return city
+    if all(_form_of(normal(word), value) for word, value in zip(given, words, strict=True)):
+        return None
+    readings = [_russian(word) for word in given]
+    if not readings[-1]:
+        return None
+    # the case of the city's last word, a place's reading first ("Николаева" is a surname's
+    # nominative too); its other words ("Белой": instrumental or genitive) agree with it
+    _, last = next((r for r in readings[-1] if "Geox" in r[1].tag.grammemes), readings[-1][0])
+    out = []
+    for value, found in zip(words, readings, strict=True):
+        agreeing = [parse for _, parse in found if parse.tag.case == last.tag.case]
+        parse = last if found is readings[-1] else next(iter(agreeing), None)
+        form = value if parse is None else _inflected(value, parse)
+        out.append(form[:1].upper() + form[1:] if value[:1].isupper() else form)
+    return " ".join(out)
 
 
 def _form_of(word: str, lemma: str) -> bool:

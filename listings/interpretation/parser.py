@@ -331,8 +331,8 @@ RULES = (
 )
 
 
-def _remaining(r: Request) -> list[str]:
-    """The words of the request nothing read, the text to search for."""
+def _remaining(r: Request) -> list[int]:
+    """Where the words of the request nothing read are: the text to search for."""
     kept = []
     for i, token in enumerate(r.tokens):
         if r.used[i]:
@@ -354,11 +354,22 @@ def _remaining(r: Request) -> list[str]:
     # "Шукаю ...", "знайди мені ...", "show me ...": how the request is put, not what it seeks
     while kept and (r.low(kept[0]) in STOP_WORDS or r.keys[kept[0]] & FRAMING):
         kept.pop(0)
-    words = [r.tokens[i].text for i in kept]
     # not a noun that ends what is sought ("з видом на місто", "у спальному районі")
-    while words and normal(words[-1]) in DANGLING:
-        words.pop()
-    return words
+    while kept and r.low(kept[-1]) in DANGLING:
+        kept.pop()
+    return kept
+
+
+def _cities_named(r: Request, kept: list[int]) -> dict[str, str]:
+    """The words left to search for that name a city, as {words: the city}: "будинок під
+    Києвом" is outside the city, so no filter, and "под Киевом", "near Kyiv" are searched
+    as the listings write the city."""
+    named: dict[str, str] = {}
+    for i in kept:
+        for place, size in r.gazetteer.match(r.keys, i, ["city"])[:1]:
+            if len(place.value.split()) == size and all(k in kept for k in range(i, i + size)):
+                named[" ".join(token.text for token in r.tokens[i : i + size])] = place.value
+    return named
 
 
 def interpret(
@@ -406,8 +417,9 @@ def interpret(
         for given, value in r.corrected.items()
         if any(r.used[i] for i, token in enumerate(r.tokens) if token.text == given)
     }
-    words = _remaining(r)
-    ukrainian, translated = in_ukrainian(words)
+    kept = _remaining(r)
+    words = [r.tokens[i].text for i in kept]
+    ukrainian, translated = in_ukrainian(words, _cities_named(r, kept))
     return Interpretation(
         filters=dict(r.filters),
         text=" ".join(words),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from listings.interpretation import foreign, morphology
+from listings.interpretation import Gazetteer, foreign, morphology
 from tests.listings.test_interpretation import gazetteer, read  # noqa: F401 (a fixture)
 
 
@@ -45,6 +45,10 @@ from tests.listings.test_interpretation import gazetteer, read  # noqa: F401 (a 
         ),
         # a word the glossary lacks stays as it is
         ("flat with a sauna and an aquarium", "сауна aquarium", {"sauna": "сауна"}),
+        # a city named outside it (no filter) as the listings write it, in the case said
+        ("дом под Киевом", "під Києвом", {"под": "під", "Киевом": "Києвом"}),
+        ("дом недалеко от Одессы", "Одеси", {"Одессы": "Одеси"}),
+        ("house near Kyiv", "Київ", {"Kyiv": "Київ"}),
     ],
 )
 def test_russian_and_english_words_are_read_as_the_ukrainian_listings_use(
@@ -69,6 +73,8 @@ def test_russian_and_english_words_are_read_as_the_ukrainian_listings_use(
         "тихий район",  # a Russian word that is Ukrainian as written
         "house in the Kyiv region",  # nothing the glossary has ("region")
         "двокімнатна квартира у Києві",  # nothing left to search for
+        "будинок під Києвом",  # a city named in Ukrainian
+        "будинок біля Львова",  # Ukrainian, and Russian's genitive too
     ],
 )
 def test_a_request_with_no_foreign_word_has_no_ukrainian_text(gazetteer, request_text):  # noqa: F811
@@ -102,3 +108,24 @@ def test_a_function_word_alone_is_no_reason_to_read_the_text_again(gazetteer):  
         "сталинке": "сталінці",
         "камином": "каміном",
     }
+
+
+def test_a_city_of_two_words_is_read_word_by_word_and_a_city_not_present_is_left():
+    cities = Gazetteer.build({"city": {"Кривий Ріг": 40, "Біла Церква": 20, "Київ": 90}})
+    reading = read("дача под Кривым Рогом", cities)
+    assert reading.ukrainian == "під Кривим Рогом"
+    assert reading.translated == {"под": "під", "Кривым Рогом": "Кривим Рогом"}
+    assert read("дом возле Белой Церкви", cities).ukrainian == "Білої Церкви"
+    # no such city here: the words stay, not put in a Ukrainian word's form they are not
+    # ("Кривым" was "кривоєм", "Николаевом" "николаевим": Ukrainian guessed at both)
+    assert read("дача под Кривым Рогом", gazetteer_of("Київ")).translated == {"под": "під"}
+    assert read("дом под Николаевом", cities).translated == {"под": "під"}
+
+
+def test_a_preposition_before_what_was_read_goes_with_it():
+    reading = read("дом из кирпича", gazetteer_of("Київ"))
+    assert reading.filters["building_type"] == "brick" and reading.text == ""
+
+
+def gazetteer_of(*cities: str) -> Gazetteer:
+    return Gazetteer.build({"city": dict.fromkeys(cities, 10)})

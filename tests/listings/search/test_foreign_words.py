@@ -88,3 +88,15 @@ def test_a_request_of_the_longest_length_is_searched_though_longer_in_ukrainian(
     page = run(query=request, interpret=True, limit=3)
     assert page.interpreted.translated == {"pets allowed": "можна з тваринами"}
     assert len(page.interpreted.text) <= settings.MAX_QUERY_LENGTH
+
+
+def test_a_city_named_in_russian_outside_it_finds_what_it_does_in_ukrainian():
+    # "под Киевом" is outside the city (no filter): searched as "під Києвом", not for a
+    # Russian word no listing has
+    ukrainian = search.fulltext_search(query="будинок під Києвом", interpret=True, limit=5)
+    russian = search.fulltext_search(query="дом под Киевом", interpret=True, limit=5)
+    assert russian.interpreted.translated == {"под": "під", "Киевом": "Києвом"}
+    assert "city" not in russian.filters
+    assert russian.mode == ukrainian.mode == "fulltext"
+    assert russian.total == ukrainian.total > 0
+    assert [card.id for card in russian.listings] == [card.id for card in ukrainian.listings]
