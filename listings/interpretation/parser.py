@@ -45,6 +45,8 @@ from .words import (
     NEAR,
     OUTSKIRTS,
     PLACE_PREPS,
+    PROPERTY_NOUN_QUALIFIERS,
+    PROPERTY_NOUNS,
     PROPERTY_WORDS,
     ROOM_UNITS,
     ROOMS_WORDS,
@@ -339,8 +341,11 @@ def _remaining(r: Request) -> list[int]:
             continue
         if token.kind == "sym" and token.low not in {"-", "«", "»", '"', "'"}:
             continue
-        if r.keys[i] & (LISTING_NOUNS | HEDGES):
-            continue  # "оголошення", "listings": what every search finds; "бажано": a hedge
+        if r.keys[i] & (LISTING_NOUNS | HEDGES | PROPERTY_NOUNS):
+            continue  # "оголошення", "нерухомість": what every search finds; "бажано": a hedge
+        qualifier = r.keys[i] & PROPERTY_NOUN_QUALIFIERS and i + 1 < len(r.tokens)
+        if qualifier and r.keys[i + 1] & PROPERTY_NOUNS:
+            continue  # "житлова нерухомість", "real estate"
         if r.keys[i] & NEAR and i + 1 < len(r.tokens) and not r.used[i + 1]:
             continue  # "возле метро": the place is what a listing says ("метро"), not "возле"
         # A label right before what was understood went with it ("city: Kyiv", "area=80").

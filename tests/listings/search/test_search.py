@@ -298,6 +298,19 @@ def test_an_apostrophe_is_any_apostrophe_in_full_text_and_in_substrings(apostrop
     assert read.filters["district"] == "Солом'янський"
 
 
+def test_a_word_for_real_estate_itself_is_no_word_to_search_for():
+    # "нерухомість", "житло" are what every listing is: searched for, full text found only
+    # the listings that use the word (41 of Lviv's 8 215 at 100 000 listings)
+    lviv = search.fulltext_search(filters={"city": "Львів"}, limit=5)
+    page = search.fulltext_search(query="нерухомість у Львові", interpret=True, limit=5)
+    assert page.interpreted.text == "" and page.mode == "filter"
+    assert page.total == lviv.total > 0
+    rent = search.fulltext_search(query="аренда жилья во Львове", interpret=True, limit=5)
+    assert rent.filters["deal_type"] == "rent_long" and rent.mode == "filter"
+    rented = search.fulltext_search(filters={"city": "Львів", "deal_type": "rent_long"})
+    assert rent.total == rented.total > 0
+
+
 # --- currency --------------------------------------------------------------------------
 
 
