@@ -15,6 +15,7 @@ from .words import (
     CONJUNCTIONS,
     CONTRASTS,
     DASHES,
+    EDGE,
     FLOOR_PREPS,
     FLOOR_WORDS,
     LAST,
@@ -50,6 +51,8 @@ def _floor_chain(r: Request, s: int) -> tuple[int, list[tuple[bool, int | str]],
         elif r.kind(j) == "word" and r.has(j, LAST):
             items.append((negated, "last"))
             negated = negated and r.low(j + 1) in NEGATION_OR
+        elif r.kind(j) == "word" and r.has(j, EDGE):
+            items.append((negated, "edge"))
         elif r.kind(j) == "word" and r.has(j, FLOOR_WORDS):
             said = True
             j = r.skip_dot(j + 1)
@@ -134,15 +137,21 @@ def read_floor(r: Request) -> None:
         elif (span := _ordinal_range(r, i)) is not None:
             start, end, low, high = span
             r.take(start, end, f"{low}–{high} поверх", {"min_floor": low, "max_floor": high})
-        elif r.has(i, frozenset(ORDINALS) | LAST | NEGATIONS | FLOOR_PREPS):
+        elif r.has(i, frozenset(ORDINALS) | LAST | EDGE | NEGATIONS | FLOOR_PREPS):
             end, items, said = _floor_chain(r, i)
             begin = i
             if not said and r.has(i - 1, FLOOR_WORDS) and r.kind(i - 2) != "num":
                 said, begin = True, i - 1  # "поверх не перший і не останній", not "2 поверхи"
             values: dict[str, Any] = {}
             labels = []
+            if (False, "edge") in items:
+                unread_until = end - 1  # "крайній поверх": the first or the last, either
+                continue
             for negated, item in items:
-                if item == "last" and negated:
+                if item == "edge":
+                    values |= {"min_floor": 2, "not_top_floor": True}
+                    labels.append("не крайній поверх")
+                elif item == "last" and negated:
                     values["not_top_floor"] = True
                     labels.append("не останній поверх")
                 elif item == "last":

@@ -31,6 +31,8 @@ CARDINALS, HUNDREDS = _map("cardinals"), _set("hundreds")
 DEAL_WORDS, PROPERTY_WORDS = _map("deal_words"), _map("property_words")
 RENOVATION_WORDS = _map("renovation_words")
 STUDIO, ROOM_UNITS, LAST = _set("studio_words"), _set("room_units"), _set("last_words")
+# A floor that is the first or the last: "не крайній поверх" is neither.
+EDGE = _set("edge_words")
 # Rooms words that name a flat too ("однушка", "квартира-студія").
 FLAT_WORDS = _set("flat_words")
 FLOOR_WORDS, SUFFIXES = _set("floor_words"), _set("ordinal_suffixes")

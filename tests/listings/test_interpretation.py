@@ -215,6 +215,10 @@ CASES = [
     ("на втором или третьем этаже", {"min_floor": 2, "max_floor": 3}),
     ("not on the first or last floor", {"min_floor": 2, "not_top_floor": True}),
     ("не на першому або останньому поверсі", {"min_floor": 2, "not_top_floor": True}),
+    # "крайній": the first or the last
+    ("квартира не крайній поверх", {"min_floor": 2, "not_top_floor": True}),
+    ("не на крайньому поверсі", {"min_floor": 2, "not_top_floor": True}),
+    ("квартира, этаж не крайний", {"min_floor": 2, "not_top_floor": True}),
     ("від 2 до 5 поверху", {"min_floor": 2, "max_floor": 5}),
     ("не на першому, а на останньому поверсі", {"min_floor": 2, "top_floor": True}),
     ("not on the first but on the top floor", {"min_floor": 2, "top_floor": True}),
@@ -567,6 +571,9 @@ NOT_READ = [
         ["rooms_count", "min_floor", "max_floor"],
     ),
     ("2 этажа", {}, ["floor", "rooms_count"]),
+    # the first or the last floor, either: no filter says it; a flat at the end of a row
+    ("квартира на крайньому поверсі", {}, ["floor", "top_floor", "min_floor", "not_top_floor"]),
+    ("квартира в крайньому під'їзді", {}, ["min_floor", "not_top_floor"]),
     # a room's own size, number and floor are no room count
     ("площа кімнати 15 м²", {"property_type": "room"}, ["rooms_count"]),
     ("розмір кімнати 4 на 5", {"property_type": "room"}, ["rooms_count"]),
