@@ -43,6 +43,11 @@ from tests.listings.test_interpretation import gazetteer, read  # noqa: F401 (a 
             "басейн джакузі",
             {"pools": "басейн", "jacuzzi": "джакузі"},
         ),
+        (
+            "apartment on a high floor near the embankment",
+            "високий поверх набережна",
+            {"high": "високий", "floor": "поверх", "embankment": "набережна"},
+        ),
         # a word the glossary lacks stays as it is
         ("flat with a sauna and an aquarium", "сауна aquarium", {"sauna": "сауна"}),
         # a city named outside it (no filter) as the listings write it, in the case said
