@@ -32,8 +32,9 @@ def in_ukrainian(
     words: Sequence[str], cities: Mapping[str, str] | None = None
 ) -> tuple[str | None, dict[str, str]]:
     """`words` with their Russian and English ones as Ukrainian, and {words given: Ukrainian}
-    for each so read; (None, {}) when none was (nothing else to search for). `cities`: the
-    words that name a city, {words: the city as the listings write it}."""
+    for each so read; (None, {}) when none was, "" when no word is left to search for
+    ("nice", "хорошая"). `cities`: the words that name a city, {words: the city as the
+    listings write it}."""
     out: list[str] = []
     read: dict[str, str] = {}
     changed = False
@@ -63,9 +64,9 @@ def in_ukrainian(
                 read[word] = value
         i += 1
     text = " ".join(out)
-    if not changed or not text.strip():
+    if not changed:
         return None, {}
-    return text, read
+    return (text if text.strip() else ""), read
 
 
 def _phrase_at(words: Sequence[str], i: int, cities: Mapping[str, str]) -> tuple[int, str | None]:

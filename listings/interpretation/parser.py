@@ -425,6 +425,8 @@ def interpret(
     kept = _remaining(r)
     words = [r.tokens[i].text for i in kept]
     ukrainian, translated = in_ukrainian(words, _cities_named(r, kept))
+    if ukrainian == "":  # "nice flat in Kyiv": "nice" has nothing to search for
+        words, ukrainian = [], None
     return Interpretation(
         filters=dict(r.filters),
         text=" ".join(words),

@@ -134,3 +134,12 @@ def test_a_preposition_before_what_was_read_goes_with_it():
 
 def gazetteer_of(*cities: str) -> Gazetteer:
     return Gazetteer.build({"city": dict.fromkeys(cities, 10)})
+
+
+@pytest.mark.parametrize(
+    "request_text", ["nice flat in Kyiv", "хорошая квартира в Киеве", "office space in Kyiv"]
+)
+def test_a_request_whose_words_have_nothing_to_search_for_leaves_no_text(gazetteer, request_text):  # noqa: F811
+    # "nice" was searched as typed, and full text found no listing
+    reading = read(request_text, gazetteer)
+    assert reading.text == "" and reading.ukrainian is None and reading.filters["city"] == "Київ"

@@ -100,3 +100,9 @@ def test_a_city_named_in_russian_outside_it_finds_what_it_does_in_ukrainian():
     assert russian.mode == ukrainian.mode == "fulltext"
     assert russian.total == ukrainian.total > 0
     assert [card.id for card in russian.listings] == [card.id for card in ukrainian.listings]
+
+
+def test_a_request_whose_words_have_nothing_to_search_for_is_its_filters():
+    kyiv = search.fulltext_search(filters={"city": "Київ", "property_type": "apartment"})
+    page = search.fulltext_search(query="nice flat in Kyiv", interpret=True, limit=5)
+    assert page.mode == "filter" and page.total == kyiv.total > 0  # was 0: "nice" searched
