@@ -82,6 +82,9 @@ METRO_CUES, DISTRICT_CUES, NEAR = (
 FRAMING = _set("framing_words")
 # Words that hedge what follows ("бажано не перший поверх", "preferably"): never searched for.
 HEDGES = _set("hedge_words")
+# Ukrainian words that praise or size up with nothing a listing says by them ("гарна
+# квартира": full text found none of Kyiv's flats); foreign.json drops the Russian and English.
+PRAISE = _set("praise_words")
 PLACE_PREPS, VIEW_WORDS, STOP_WORDS = (
     _set("place_preps"),
     _set("view_words"),

@@ -137,7 +137,14 @@ def gazetteer_of(*cities: str) -> Gazetteer:
 
 
 @pytest.mark.parametrize(
-    "request_text", ["nice flat in Kyiv", "хорошая квартира в Киеве", "office space in Kyiv"]
+    "request_text",
+    [
+        "nice flat in Kyiv",
+        "хорошая квартира в Киеве",
+        "office space in Kyiv",
+        "гарна квартира в Києві",  # Ukrainian's praise too (was searched: 0 of 19 458)
+        "шукаю хорошу квартиру у Києві",
+    ],
 )
 def test_a_request_whose_words_have_nothing_to_search_for_leaves_no_text(gazetteer, request_text):  # noqa: F811
     # "nice" was searched as typed, and full text found no listing
