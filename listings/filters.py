@@ -181,6 +181,9 @@ class Filters(BaseModel):
     published_after: date | None = Field(
         None, description="Only listings published on or after this date (YYYY-MM-DD)."
     )
+    published_before: date | None = Field(
+        None, description="Only listings published on or before this date (YYYY-MM-DD)."
+    )
 
     @field_validator(
         "city", "district", "metro_station", "property_type", *vocabulary.FILTERED_ENUMS
@@ -237,6 +240,7 @@ class Filters(BaseModel):
             ("min_floor", "max_floor"),
             ("min_floors_count", "max_floors_count"),
             ("min_building_year", "max_building_year"),
+            ("published_after", "published_before"),
         ):
             low_value, high_value = getattr(self, low), getattr(self, high)
             if low_value is not None and high_value is not None and low_value > high_value:

@@ -300,6 +300,7 @@ def listing_condition(
         ("min_floors_count", "floors_count__gte"),
         ("max_floors_count", "floors_count__lte"),
         ("published_after", "publish_date__date__gte"),
+        ("published_before", "publish_date__date__lte"),
     ):
         value = getattr(filters, name)
         if value is not None:

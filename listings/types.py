@@ -263,10 +263,7 @@ ListingsCurrency = Annotated[
 ]
 Interpret = Annotated[
     bool,
-    Field(
-        description="Read rooms, price, place... from the query into filters (yours win; "
-        "see `interpreted`)."
-    ),
+    Field(description="Read rooms, price, place... into filters (yours win; see `interpreted`)."),
 ]
 CollapseDuplicates = Annotated[
     bool,

@@ -39,8 +39,7 @@ DETAILS = types.DETAILS  # the detail levels, typed once (listings.types.Detail)
 DETAIL_ARGUMENT = {
     "enum": list(DETAILS),
     "default": "card",
-    "description": "brief: id, title, price, deal, place, rooms, area, score; full: every field "
-    "(few results).",
+    "description": "brief: id, title, price, deal, place, rooms, area, score; full: all fields.",
 }
 # Once per tool that takes filters: describe_schema says what each means and allows.
 FILTERS_DESCRIPTION = "Optional, AND-ed; see describe_schema."

@@ -409,8 +409,8 @@ async def find_duplicates(listing_id: ListingId) -> DuplicatesResult:
     """Listings that are probably the same property (re-posted by agencies or on other
     sites), each with the evidence: area and price difference, text similarity, same phone.
 
-    Strict on purpose: a listing not named here may still be the same flat, but one named
-    here very probably is. duplicate_group: one id per group.
+    Strict: one named here very probably is the same; one not named may still be.
+    duplicate_group: one id per group.
     """
     return await run_search("find_duplicates", market.find_duplicates, listing_id=listing_id)
 

@@ -33,6 +33,7 @@ FILTERED_COLUMNS = {
     "rooms": "rooms_count",
     "metro_distance": "metro_distance_meters",
     "published_after": "publish_date",
+    "published_before": "publish_date",
 }
 
 

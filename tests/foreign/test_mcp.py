@@ -99,6 +99,7 @@ FILTER_CASES = [
     {"max_price": 2000000, "currency": "UAH", "deal_type": "sale"},
     {"min_area": 30, "max_area": 120, "min_floor": 2, "max_floor": 20},
     {"property_type": "apartment", "published_after": "2024-01-01"},
+    {"published_after": "2024-01-01", "published_before": "2025-12-31"},
     {"building_type": "brick", "renovation_status": "euro"},
     {"top_floor": True, "min_floor": 2},
     {"not_top_floor": True, "top_floor": False},

@@ -69,6 +69,16 @@ def test_an_unknown_key_says_which_filter_it_probably_means(key, meant):
             {"min_rooms": 4, "max_rooms": 2},
             "Filter 'min_rooms' (4) is greater than 'max_rooms' (2).",
         ),
+        (
+            {"published_after": "2026-11-01", "published_before": "2026-10-01"},
+            "Filter 'published_after' (2026-11-01) is greater than 'published_before' "
+            "(2026-10-01).",
+        ),
+        (
+            {"published_before": "вчора"},
+            "Filter 'published_before': input should be a valid date or datetime, invalid "
+            "character in year.",
+        ),
         ({"city": "   "}, "Filter 'city': must not be empty."),
         ({"city": "Ки\x00їв"}, "Filter 'city': must not contain control characters."),
         ({"max_price": math.inf}, "Filter 'max_price': must be a finite number up to 1e+12."),

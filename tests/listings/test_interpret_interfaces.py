@@ -161,6 +161,7 @@ def test_each_bounded_filter_is_named_in_ukrainian_where_not_applied():
             "max_metro_distance",
             "min_building_year",
             "published_after",
+            "published_before",
             "no_such_filter",
         )
     }
@@ -173,6 +174,7 @@ def test_each_bounded_filter_is_named_in_ukrainian_where_not_applied():
         "max_metro_distance": "відстань до метро, м",
         "min_building_year": "рік побудови",
         "published_after": "опубліковано",
+        "published_before": "опубліковано",
         "no_such_filter": "no_such_filter",
     }
 

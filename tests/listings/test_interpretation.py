@@ -1176,6 +1176,45 @@ def test_how_recently_published_counts_back_from_today(gazetteer, text, since, l
 
 
 @pytest.mark.parametrize(
+    ("text", "after", "before", "left"),
+    [
+        # within a year or a month (a month without its year: the last one up to today)
+        ("квартира опублікована у 2025 році", "2025-01-01", "2025-12-31", ""),
+        ("оголошення за 2024 рік", "2024-01-01", "2024-12-31", ""),
+        ("оголошення за лютий", "2026-02-01", "2026-02-28", ""),
+        ("квартири опубліковані в листопаді", "2025-11-01", "2025-11-30", ""),
+        ("listings posted in March 2025", "2025-03-01", "2025-03-31", ""),
+        ("объявления за январь 2026 года", "2026-01-01", "2026-01-31", ""),
+        # before a day, a month or a year: up to the one before
+        ("опубліковані до 1 березня", None, "2026-02-28", ""),
+        ("оголошення до 2025 року", None, "2024-12-31", ""),
+        ("квартири опубліковані до лютого", None, "2026-01-31", ""),
+        ("listings posted before 2026-03-15", None, "2026-03-14", ""),
+        ("квартири у Києві до 15.03.2026", None, "2026-03-14", ""),  # a date says it alone
+        ("оголошення з травня 2025", "2025-05-01", None, ""),
+        ("опубліковані після лютого", "2026-03-01", None, ""),
+        # a price or an area after "до", and a building's year, are no date
+        ("оголошення до 2000 грн", None, None, ""),
+        ("оголошення до 2000 доларів", None, None, ""),
+        ("квартира у 2020 році побудови", None, None, ""),
+        ("оголошення за 2027 рік", None, None, "2027 рік"),  # after today
+    ],
+)
+def test_a_period_said_bounds_when_listings_were_published(gazetteer, text, after, before, left):
+    reading = read(text, gazetteer, today=DAY)
+    found = (reading.filters.get("published_after"), reading.filters.get("published_before"))
+    assert found == tuple(
+        None if d is None else datetime.date.fromisoformat(d) for d in (after, before)
+    )
+    assert reading.text == left
+    labels = [chip.label for chip in reading.chips]
+    if after and before:
+        assert f"опубліковано {found[0]:%d.%m.%Y}–{found[1]:%d.%m.%Y}" in labels
+    elif before:
+        assert f"опубліковано до {found[1]:%d.%m.%Y}" in labels
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "квартира біля Арсенальної",

@@ -311,6 +311,24 @@ def test_a_word_for_real_estate_itself_is_no_word_to_search_for():
     assert rent.total == rented.total > 0
 
 
+def test_published_bounds_keep_the_listings_published_on_those_days_in_the_time_zone():
+    from django.utils import timezone
+
+    published = PropertyListing.objects.filter(listing_status="active").values_list(
+        "publish_date", flat=True
+    )
+    days = sorted(timezone.localtime(when).date() for when in published if when is not None)
+    # (under 1 000 each: a page counts exactly up to there)
+    after, before = days[len(days) // 2], days[len(days) // 2 + 300]
+    within = sum(after <= day <= before for day in days)
+    bounds = {"published_after": after.isoformat(), "published_before": before.isoformat()}
+    page = search.fulltext_search(filters=bounds, limit=50)
+    assert page.total == within > 0 and page.total_exact
+    assert len(page.listings) == 50
+    up_to = search.fulltext_search(filters={"published_before": days[300].isoformat()})
+    assert up_to.total == sum(day <= days[300] for day in days) and up_to.total_exact
+
+
 # --- currency --------------------------------------------------------------------------
 
 
