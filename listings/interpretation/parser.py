@@ -217,7 +217,8 @@ def _place_allowed(r: Request, place: Place, i: int, cue: bool, near: bool) -> b
         return True
     if "ADJF" in place.grammemes:
         genders = {"masc", "femn", "neut", "plur"}
-        return bool(grammemes(r.low(i)) & place.grammemes & genders)
+        said = grammemes(r.low(i))
+        return bool(said & place.grammemes & genders) and not _describes_noun(r, i + 1, said)
     if place.common_noun:
         # "в центрі Ужгорода": a common word is a district only with its city named.
         cities = r.gazetteer.cities_of.get((place.column, place.value), set())
@@ -264,6 +265,18 @@ def _places(r: Request) -> None:
         if not taken:
             i += 1
     _consistent_places(r)
+
+
+CASES = frozenset({"nomn", "gent", "datv", "accs", "ablt", "loct"})
+
+
+def _describes_noun(r: Request, k: int, said: frozenset[str]) -> bool:
+    """Whether the word at k is a noun, no place, that a district's adjective said before it
+    agrees with: "біля Залізничного вокзалу" is the station, not the Залізничний district."""
+    if r.kind(k) != "word" or r.gazetteer.match(r.keys, k, ["city", "district"]):
+        return False
+    following = grammemes(r.low(k))
+    return "NOUN" in following and bool(said & following & CASES)
 
 
 def _either_place(r: Request, end: int, place: Place) -> int | None:

@@ -63,6 +63,8 @@ CASES = [
     ("2к у Львові", {"rooms_count": 2, "city": "Львів"}),
     ("однушка", {"rooms_count": 1, "property_type": "apartment"}),
     ("двушка на Оболоні", {"rooms_count": 2, "property_type": "apartment"}),
+    ("квартира в Печерському з ремонтом", {"district": "Печерський"}),
+    ("квартира Оболонський масив", {"district": "Оболонський"}),
     ("квартира-студія у Львові", {"rooms_count": 1, "property_type": "apartment"}),
     ("студия в Киеве", {"rooms_count": 1, "property_type": None}),  # a photo studio too
     ("трешка, будинок", {"rooms_count": 3, "property_type": "apartment"}),
@@ -571,6 +573,10 @@ NOT_READ = [
         ["rooms_count", "min_floor", "max_floor"],
     ),
     ("2 этажа", {}, ["floor", "rooms_count"]),
+    # a district's adjective before a noun it agrees with names that thing ("біля
+    # Залізничного вокзалу": the railway station, not Lviv's Залізничний district)
+    ("квартира біля Печерського ринку", {"property_type": "apartment"}, ["district"]),
+    ("квартира в Оболонському парку", {"property_type": "apartment"}, ["district"]),
     # the first or the last floor, either: no filter says it; a flat at the end of a row
     ("квартира на крайньому поверсі", {}, ["floor", "top_floor", "min_floor", "not_top_floor"]),
     ("квартира в крайньому під'їзді", {}, ["min_floor", "not_top_floor"]),
