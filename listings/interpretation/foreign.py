@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .morphology import LONGEST_WORD, UKRAINIAN_ONLY, analyzer, normal
+from .morphology import LONGEST_WORD, UKRAINIAN_ONLY, analyzer, lemmas, normal
 
 _DATA: dict[str, Any] = json.loads(Path(__file__).with_name("foreign.json").read_text("utf-8"))
 RUSSIAN = {normal(word): value for word, value in _DATA["ru"].items()}
@@ -29,18 +29,18 @@ _ADJECTIVES = frozenset({"ADJF", "PRTF"})
 
 
 def in_ukrainian(
-    words: Sequence[str], cities: Mapping[str, str] | None = None
+    words: Sequence[str], places: Mapping[str, tuple[str, bool]] | None = None
 ) -> tuple[str | None, dict[str, str]]:
     """`words` with their Russian and English ones as Ukrainian, and {words given: Ukrainian}
     for each so read; (None, {}) when none was, "" when no word is left to search for
-    ("nice", "хорошая"). `cities`: the words that name a city, {words: the city as the
-    listings write it}."""
+    ("nice", "хорошая"). `places`: the words that name a city or a neighbourhood, {words:
+    (its name as the listings write it, whether they are another spelling of it)}."""
     out: list[str] = []
     read: dict[str, str] = {}
     changed = False
     i = 0
     while i < len(words):
-        n, value = _phrase_at(words, i, cities or {})
+        n, value = _phrase_at(words, i, places or {})
         if n:
             given = " ".join(words[i : i + n])
             if value is None or normal(value) == normal(given):  # "під Львовом" is both
@@ -69,15 +69,17 @@ def in_ukrainian(
     return (text if text.strip() else ""), read
 
 
-def _phrase_at(words: Sequence[str], i: int, cities: Mapping[str, str]) -> tuple[int, str | None]:
-    """How many words from i name a city or are a phrase of the glossary (0: none), and
+def _phrase_at(
+    words: Sequence[str], i: int, places: Mapping[str, tuple[str, bool]]
+) -> tuple[int, str | None]:
+    """How many words from i name a place or are a phrase of the glossary (0: none), and
     their Ukrainian (None: they are Ukrainian already)."""
-    longest = max([LONGEST_PHRASE, *(len(named.split()) for named in cities)])
+    longest = max([LONGEST_PHRASE, *(len(named.split()) for named in places)])
     for n in range(min(longest, len(words) - i), 0, -1):
         given = words[i : i + n]
         named = " ".join(given)
-        if named in cities:
-            return n, _city(given, cities[named])
+        if named in places:
+            return n, _place(given, *places[named])
         value = _phrase(given) if n > 1 else None
         if value is not None:
             return n, value
@@ -129,19 +131,21 @@ def _word(word: str) -> str | None:
     return None
 
 
-def _city(given: Sequence[str], city: str) -> str | None:
-    """A city's name said in Russian or English as the listings write it, in the case said:
+def _place(given: Sequence[str], name: str, respelled: bool) -> str | None:
+    """A place's name said in Russian or English as the listings write it, in the case said:
     "под Киевом" is "під Києвом", "возле Белой Церкви" "біля Білої Церкви", "near Kyiv"
-    "Київ"; None when it is said in Ukrainian."""
-    words = city.split()
+    "Київ", "на Троещине" "Троєщина" (no case to tell: its name, which full text stems as
+    its other forms); None when it is said as the listings write it (not `respelled`)."""
+    words = name.split()
     if all(_latin(word) for word in given):
-        return city
-    if all(_form_of(normal(word), value) for word, value in zip(given, words, strict=True)):
+        return name
+    if not respelled:  # "під Києвом", "на Теремках" ("Теремки" is of "теремок" too)
         return None
-    readings = [_russian(word) for word in given]
+    # the gazetteer knows the words for the place: a guessed reading's case is its case
+    readings = [_russian(word, guessed=True) for word in given]
     if not readings[-1]:
-        return None
-    # the case of the city's last word, a place's reading first ("Николаева" is a surname's
+        return name
+    # the case of the place's last word, a place's reading first ("Николаева" is a surname's
     # nominative too); its other words ("Белой": instrumental or genitive) agree with it
     _, last = next((r for r in readings[-1] if "Geox" in r[1].tag.grammemes), readings[-1][0])
     out = []
@@ -151,6 +155,22 @@ def _city(given: Sequence[str], city: str) -> str | None:
         form = value if parse is None else _inflected(value, parse)
         out.append(form[:1].upper() + form[1:] if value[:1].isupper() else form)
     return " ".join(out)
+
+
+def respelled(word: str, name_word: str) -> bool:
+    """Whether a word that names a place is no Ukrainian form of its name's word: Russian
+    "Киевом", "Троещине", "Виноградаре" (Ukrainian knows it only as a vocative), not
+    "Києвом", "Теремках" (of "теремок", as "Теремки" is), "Львовом"."""
+    names = lemmas(name_word)
+    readings = _ukrainian_readings(normal(word))
+    if readings:
+        return not any(normal(parse.normal_form) in names for parse in readings)
+    if analyzer("uk").word_is_known(normal(word)):
+        return True  # known only as a vocative or a Russianism
+    ukrainian_parses = analyzer("uk").parse(normal(word))
+    # neither dictionary's: by pymorphy3's guesses, but a vocative's
+    guessed = {normal(p.normal_form) for p in ukrainian_parses if "voct" not in p.tag.grammemes}
+    return not (guessed | {normal(word)}) & names
 
 
 def _form_of(word: str, lemma: str) -> bool:
@@ -182,10 +202,10 @@ def _singulars(word: str) -> list[str]:
 
 
 @functools.lru_cache(maxsize=10_000)
-def _russian(word: str) -> tuple[tuple[str, Any], ...]:
+def _russian(word: str, *, guessed: bool = False) -> tuple[tuple[str, Any], ...]:
     """(lemma, analysis) of each Russian reading of a word that may be Russian (no letter only
     Ukrainian has); guessed readings of a word the dictionary lacks count only when their
-    lemma is in the glossary ("сталинке")."""
+    lemma is in the glossary ("сталинке"), or when `guessed`."""
     low = normal(word)
     if UKRAINIAN_ONLY.intersection(low) or len(low) > LONGEST_WORD or not low.isalpha():
         return ()
@@ -194,7 +214,7 @@ def _russian(word: str) -> tuple[tuple[str, Any], ...]:
     found = []
     for parse in ru.parse(low)[:3]:
         lemma = normal(parse.normal_form)
-        if known or lemma in RUSSIAN or lemma in RUSSIAN_DROPPED:
+        if known or guessed or lemma in RUSSIAN or lemma in RUSSIAN_DROPPED:
             found.append((lemma, parse))
     return tuple(found)
 

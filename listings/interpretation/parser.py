@@ -21,7 +21,7 @@ from .area import read_area, read_area_parts
 from .building import read_age, read_balcony, read_building, read_renovation, read_year
 from .deal import deal_by_price, likely_currency, read_deal
 from .floors import read_floor
-from .foreign import in_ukrainian
+from .foreign import in_ukrainian, respelled
 from .metro import read_metro, read_metro_distance
 from .morphology import grammemes, lemmas, normal
 from .order import read_order
@@ -218,7 +218,8 @@ def _place_allowed(r: Request, place: Place, i: int, cue: bool, near: bool) -> b
     if "ADJF" in place.grammemes:
         genders = {"masc", "femn", "neut", "plur"}
         said = grammemes(r.low(i))
-        return bool(said & place.grammemes & genders) and not _describes_noun(r, i + 1, said)
+        after = i + len(place.words)
+        return bool(said & place.grammemes & genders) and not _describes_noun(r, after, said)
     if place.common_noun:
         # "в центрі Ужгорода": a common word is a district only with its city named.
         cities = r.gazetteer.cities_of.get((place.column, place.value), set())
@@ -259,7 +260,13 @@ def _places(r: Request) -> None:
                 end = either  # "у Києві або Львові": no filter says either; both stay text
             elif not dropped_if_negated(r, i, end):  # "не в Києві", "але не на Сихові"
                 label = PLACE_LABELS.get(place.column, "{}").format(place.value)
+                if place.neighbourhood is not None:
+                    label = f"{place.value} (район: {place.neighbourhood})"
                 r.take(start, end, label, {place.column: place.value})
+                if place.neighbourhood is not None:
+                    # "на Позняках": the district, and the neighbourhood's name searched for
+                    # (a third of Дарницький's listings say it)
+                    r.used[i : i + size] = [False] * size
             i, taken = end, True
             break
         if not taken:
@@ -380,15 +387,23 @@ def _remaining(r: Request) -> list[int]:
     return kept
 
 
-def _cities_named(r: Request, kept: list[int]) -> dict[str, str]:
-    """The words left to search for that name a city, as {words: the city}: "будинок під
-    Києвом" is outside the city, so no filter, and "под Киевом", "near Kyiv" are searched
-    as the listings write the city."""
-    named: dict[str, str] = {}
+def _places_named(r: Request, kept: list[int]) -> dict[str, tuple[str, bool]]:
+    """The words left to search for that name a city or a neighbourhood, as {words: (its
+    name as the listings write it, whether they spell it otherwise)}: "будинок під Києвом"
+    is outside the city, so no filter, and "под Киевом", "near Kyiv", "на Троещине" are
+    searched as the listings write the place."""
+    named: dict[str, tuple[str, bool]] = {}
     for i in kept:
-        for place, size in r.gazetteer.match(r.keys, i, ["city"])[:1]:
-            if len(place.value.split()) == size and all(k in kept for k in range(i, i + size)):
-                named[" ".join(token.text for token in r.tokens[i : i + size])] = place.value
+        found = r.gazetteer.match(r.keys, i, ["city", "district"])
+        for place, size in [(p, n) for p, n in found if p.column == "city" or p.neighbourhood][:1]:
+            name = place.neighbourhood or place.value
+            if len(name.split()) != size or not all(k in kept for k in range(i, i + size)):
+                continue
+            tokens = r.tokens[i : i + size]
+            otherwise = any(
+                respelled(token.low, word) for token, word in zip(tokens, name.split(), strict=True)
+            )
+            named[" ".join(token.text for token in tokens)] = (name, otherwise)
     return named
 
 
@@ -439,7 +454,7 @@ def interpret(
     }
     kept = _remaining(r)
     words = [r.tokens[i].text for i in kept]
-    ukrainian, translated = in_ukrainian(words, _cities_named(r, kept))
+    ukrainian, translated = in_ukrainian(words, _places_named(r, kept))
     if ukrainian == "":  # "nice flat in Kyiv": "nice" has nothing to search for
         words, ukrainian = [], None
     return Interpretation(

@@ -17,9 +17,10 @@ from pathlib import Path
 from .morphology import fold, grammemes, lemmas, normal, romanised
 
 PLACE_COLUMNS = ("city", "district", "metro_station")
-ALIASES: dict[str, dict[str, list[str]]] = json.loads(
-    (Path(__file__).with_name("places.json")).read_text(encoding="utf-8")
-)
+_DATA = json.loads((Path(__file__).with_name("places.json")).read_text(encoding="utf-8"))
+ALIASES: dict[str, dict[str, list[str]]] = {column: _DATA[column] for column in PLACE_COLUMNS}
+# city -> district -> a neighbourhood of it -> its other spellings
+NEIGHBOURHOODS: dict[str, dict[str, dict[str, list[str]]]] = _DATA["neighbourhoods"]
 
 
 def words_of(text: str) -> list[str]:
@@ -49,6 +50,8 @@ class Place:
     # The value's own first word's grammemes (its gender and part of speech).
     grammemes: frozenset[str]
     common_noun: bool
+    # A neighbourhood of the district (value): its name, searched for in the text as well
+    neighbourhood: str | None = None
 
 
 @dataclass
@@ -83,9 +86,28 @@ class Gazetteer:
             gazetteer._spelled.update(
                 {(column, key): tuple(same) for key, same in spelled.items() if len(same) > 1}
             )
+        for city, districts in NEIGHBOURHOODS.items():
+            for district, named in districts.items():
+                if district not in gazetteer.values["district"]:
+                    continue
+                if not gazetteer.lies_in("district", district, city):
+                    continue  # Одеса's Київський, not Харків's
+                for name, others in named.items():
+                    for spelling in [name, *others]:
+                        gazetteer._add(
+                            "district", district, spelling, alias=spelling != name, part=name
+                        )
         return gazetteer
 
-    def _add(self, column: str, value: str, spelling: str, *, alias: bool = False) -> None:
+    def _add(
+        self,
+        column: str,
+        value: str,
+        spelling: str,
+        *,
+        alias: bool = False,
+        part: str | None = None,
+    ) -> None:
         words = words_of(spelling)
         if not words or len(words) > 6:
             return
@@ -93,12 +115,13 @@ class Gazetteer:
         marks = frozenset(grammemes(words[0]))
         common = (
             not alias
+            and part is None
             and len(words) == 1
             and "NOUN" in marks
             and not marks & {"Name", "Surn", "Patr", "Geox", "Fixd"}
             and spelling[:1].isupper()
         )
-        place = Place(column, value, keys, marks, common)
+        place = Place(column, value, keys, marks, common, part)
         for key in keys[0]:
             self._index.setdefault(key, []).append(place)
         # A Latin spelling is also compared as a whole word ("Ivano-Frankivsk").

@@ -150,3 +150,48 @@ def test_a_request_whose_words_have_nothing_to_search_for_leaves_no_text(gazette
     # "nice" was searched as typed, and full text found no listing
     reading = read(request_text, gazetteer)
     assert reading.text == "" and reading.ukrainian is None and reading.filters["city"] == "Київ"
+
+
+NEIGHBOURHOODS = Gazetteer.build(
+    {
+        "city": {"Київ": 90, "Львів": 40},
+        "district": {"Дарницький": 30, "Деснянський": 20, "Шевченківський": 25, "Подільський": 9},
+    },
+    [
+        ("district", "Дарницький", "Київ"),
+        ("district", "Деснянський", "Київ"),
+        ("district", "Шевченківський", "Львів"),  # Lviv's alone here
+        ("district", "Подільський", "Київ"),
+    ],
+)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "district", "text", "ukrainian"),
+    [
+        # its district, and its name searched for (as the listings write it)
+        ("квартира на Позняках", "Дарницький", "Позняках", None),
+        ("двушка на Троещине", "Деснянський", "Троещине", "Троєщині"),
+        (
+            "квартира на Харьковском массиве",
+            "Дарницький",
+            "Харьковском массиве",
+            "Харківськім масиві",
+        ),
+        # "Виноградаре" is a Ukrainian vocative only; full text stems neither it nor the
+        # nominative with an apostrophe ("Лук'янівка" is not "Лук'янівці")
+        ("квартира на Виноградаре", "Подільський", "Виноградаре", "Виноградареві"),
+        # Kyiv's Лук'янівка is no neighbourhood of Lviv's Шевченківський
+        ("квартира на Лукьяновке", None, "Лукьяновке", None),
+    ],
+)
+def test_a_neighbourhood_is_its_district_and_its_name_searched_for(
+    request_text, district, text, ukrainian
+):
+    reading = read(request_text, NEIGHBOURHOODS)
+    assert reading.filters.get("district") == district
+    assert reading.text == text and reading.ukrainian == ukrainian
+    if district is not None:
+        chip = next(chip for chip in reading.chips if chip.filters == ("district",))
+        assert chip.label.startswith(f"{district} (район: ")
+        assert request_text[chip.start : chip.end].startswith("на ")  # removed with its "на"

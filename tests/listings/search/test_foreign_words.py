@@ -106,3 +106,18 @@ def test_a_request_whose_words_have_nothing_to_search_for_is_its_filters():
     kyiv = search.fulltext_search(filters={"city": "Київ", "property_type": "apartment"})
     page = search.fulltext_search(query="nice flat in Kyiv", interpret=True, limit=5)
     assert page.mode == "filter" and page.total == kyiv.total > 0  # was 0: "nice" searched
+
+
+def test_a_neighbourhood_finds_its_districts_listings_that_name_it():
+    # "на Позняках" was all of Дарницький (its other neighbourhoods first as often)
+    district = search.fulltext_search(filters={"district": "Дарницький"}, limit=1)
+    page = search.fulltext_search(query="квартира на Позняках", interpret=True, limit=20)
+    assert page.filters["district"] == "Дарницький" and page.mode == "fulltext"
+    assert page.interpreted.text == "Позняках"
+    assert 0 < page.total < district.total
+    assert all("позняк" in text for text in _texts(page))
+    # a Russian spelling is searched as the listings write it
+    ukrainian = search.fulltext_search(query="квартира на Троєщині", interpret=True, limit=5)
+    respelled = search.fulltext_search(query="квартира на Троещине", interpret=True, limit=5)
+    assert respelled.interpreted.translated == {"Троещине": "Троєщині"}
+    assert respelled.total == ukrainian.total > 0
