@@ -48,6 +48,11 @@ from tests.listings.test_interpretation import gazetteer, read  # noqa: F401 (a 
             "високий поверх набережна",
             {"high": "високий", "floor": "поверх", "embankment": "набережна"},
         ),
+        (
+            "с душевой кабиной и посудомойкой",
+            "душова кабіна і посудомийкою",
+            {"душевой кабиной": "душова кабіна", "посудомойкой": "посудомийкою"},
+        ),
         # a word the glossary lacks stays as it is
         ("flat with a sauna and an aquarium", "сауна aquarium", {"sauna": "сауна"}),
         # a city named outside it (no filter) as the listings write it, in the case said
