@@ -94,7 +94,7 @@ def _property(r: Request) -> None:
         return
     for (i, slug), (k, other) in itertools.pairwise(found):
         if other != slug and k == i + 2 and r.low(i + 1) in ALTERNATIVES:
-            return  # "квартира або будинок", "flat/house": no filter says either; both stay text
+            return  # "квартира або будинок": no filter says either; both stay text (as either)
     slugs = [slug for _, slug in found]
     chosen = "apartment" if "apartment" in slugs else slugs[0]
     i = next(i for i, slug in found if slug == chosen)
@@ -257,7 +257,7 @@ def _places(r: Request) -> None:
             end = i + size + (1 if r.has(i + size, DISTRICT_CUES) else 0)
             either = _either_place(r, end, place)
             if either is not None:
-                end = either  # "у Києві або Львові": no filter says either; both stay text
+                end = either  # "у Києві або Львові": no filter says either; text, as either
             elif not dropped_if_negated(r, i, end):  # "не в Києві", "але не на Сихові"
                 label = PLACE_LABELS.get(place.column, "{}").format(place.value)
                 if place.neighbourhood is not None:

@@ -61,7 +61,43 @@ def one_apostrophe(text: str) -> str:
 
 
 def _fts_query(text: str) -> SearchQuery:
-    return SearchQuery(text, config=_fts_config(), search_type="plain")
+    """Every word of `text`, of one of the words said as either ("балкон або лоджія")."""
+    config = _fts_config()
+    options = [SearchQuery(option, config=config, search_type="plain") for option in _either(text)]
+    query = options[0]
+    for option in options[1:]:
+        query = query | option
+    return query
+
+
+# Between two words said as either: "у Києві або Львові", "з балконом чи лоджією".
+EITHER = frozenset({"або", "чи", "или", "либо", "or"})
+# The most texts a request's alternatives make ("a або b або c", with "d або e": six)
+MOST_EITHER = 4
+
+
+def _either(text: str) -> tuple[str, ...]:
+    """The texts `text` says either of, each with the words besides the alternatives: "Києві
+    або Львові" is "Києві" or "Львові", "каміном Києві або Львові" "каміном Києві" or
+    "каміном Львові" (full text matched every word, "або" between: no listing is in both
+    cities); `text` itself when it says none, or more than MOST_EITHER."""
+    words = text.split()
+    options: list[list[str]] = [[]]
+    i = 0
+    while i < len(words):
+        group = [words[i]]
+        while (
+            i + 2 < len(words)
+            and words[i + 1].casefold() in EITHER
+            and words[i + 2].casefold() not in EITHER
+        ):
+            group.append(words[i + 2])
+            i += 2
+        options = [[*option, word] for option in options for word in group]
+        if len(options) > MOST_EITHER:
+            return (text,)
+        i += 1
+    return tuple(" ".join(option) for option in options) if len(options) > 1 else (text,)
 
 
 def _words(text: str) -> list[str]:
@@ -245,8 +281,9 @@ class TextRanking:
 
 def _searched_texts(text: str, ukrainian: str | None) -> tuple[str, ...]:
     """The texts full text matches either of: the request's words, and (the request read,
-    foreign.in_ukrainian) the same words as Ukrainian listings write them."""
-    return (text,) if not ukrainian else (text, one_apostrophe(ukrainian))
+    foreign.in_ukrainian) the same words as Ukrainian listings write them; each as the texts
+    it says either of (_either)."""
+    return _either(text) + (_either(one_apostrophe(ukrainian)) if ukrainian else ())
 
 
 def _text_slots(words: tuple[str, ...]) -> list[tuple[Placeholder, Any]]:
@@ -305,7 +342,8 @@ def _text_ranked(
         # one placeholder per word: the statement's shape is their number
         words = tuple(substring_pattern(word) for word in _words(text or ""))
     elif mode == "fulltext_any_word":
-        words = (_any_words(texts[-1]),)  # the words in Ukrainian, when read so
+        # the words in Ukrainian, when read so
+        words = (_any_words(one_apostrophe(ukrainian) if ukrainian else text or ""),)
     elif text is not None:
         words = texts
     if mode in {"filter", "ilike_fallback"} and sort_by == "relevance":

@@ -14,6 +14,7 @@ from listings import market, search
 from listings.embedders import get_embedder, listing_text
 from listings.errors import MIXED_DEALS_SORT_WARNING, InvalidArgument, NotFound
 from listings.models import SERVICE_FIELDS, PropertyListing
+from listings.search.text import _either
 
 pytestmark = pytest.mark.usefixtures("listings_access")
 
@@ -171,6 +172,37 @@ def test_fulltext_matches_inflected_forms():
     assert "квартир" in text.lower() or "балкон" in text.lower()
     ranks = [c.rank_score for c in page.listings]
     assert ranks == sorted(ranks, reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "options"),
+    [
+        ("Києві або Львові", ("Києві", "Львові")),
+        ("каміном Києві чи Львові", ("каміном Києві", "каміном Львові")),
+        ("балкон або лоджія або тераса", ("балкон", "лоджія", "тераса")),
+        ("a або b c or d", ("a c", "a d", "b c", "b d")),
+        ("a або b або c d або e", ("a або b або c d або e",)),  # six: more than four
+        ("каміном і басейном", ("каміном і басейном",)),  # "і" is both
+        ("або каміном", ("або каміном",)),
+        ("каміном або", ("каміном або",)),
+    ],
+)
+def test_words_said_as_either_are_the_texts_full_text_matches_any_of(text, options):
+    assert _either(text) == options
+
+
+def test_full_text_matches_either_of_two_words_said_with_or():
+    def total(query: str) -> int:
+        page = search.fulltext_search(query=query, limit=1)
+        assert page.mode == "fulltext" and page.total_exact
+        return page.total
+
+    # every word was required ("або" is a stop word): "садом або ділянкою" was both
+    garden, plot, both = total("садом"), total("ділянкою"), total("садом ділянкою")
+    assert total("садом або ділянкою") == total("садом чи ділянкою") == garden + plot - both
+    assert total("будинок садом або ділянкою") == total("будинок садом") + total(
+        "будинок ділянкою"
+    ) - total("будинок садом ділянкою")
 
 
 def test_fulltext_snippets_mark_the_matched_words_and_stay_short():
