@@ -49,6 +49,7 @@ from .words import (
     PROPERTY_NOUN_QUALIFIERS,
     PROPERTY_NOUNS,
     PROPERTY_WORDS,
+    PUBLISHED,
     ROOM_UNITS,
     ROOMS_WORDS,
     STOP_WORDS,
@@ -362,9 +363,9 @@ def _remaining(r: Request) -> list[int]:
             continue
         if token.kind == "sym" and token.low not in {"-", "«", "»", '"', "'"}:
             continue
-        if r.keys[i] & (LISTING_NOUNS | HEDGES | PROPERTY_NOUNS | PRAISE):
-            continue  # "оголошення", "нерухомість": what every search finds; "бажано": a
-            # hedge; "гарна": no listing's word
+        if r.keys[i] & (LISTING_NOUNS | PUBLISHED | HEDGES | PROPERTY_NOUNS | PRAISE):
+            continue  # "оголошення", "опубліковані", "нерухомість": what every search finds;
+            # "бажано": a hedge; "гарна": no listing's word
         qualifier = r.keys[i] & PROPERTY_NOUN_QUALIFIERS and i + 1 < len(r.tokens)
         if qualifier and r.keys[i + 1] & PROPERTY_NOUNS:
             continue  # "житлова нерухомість", "real estate"
