@@ -34,7 +34,7 @@ def in_ukrainian(
     """`words` with their Russian and English ones as Ukrainian, and {words given: Ukrainian}
     for each so read; (None, {}) when none was, "" when no word is left to search for
     ("nice", "хорошая"). `places`: the words that name a city or a neighbourhood, {words:
-    (its name as the listings write it, whether they are another spelling of it)}."""
+    (its name as the listings write it, whether they spell it otherwise: respelled)}."""
     out: list[str] = []
     read: dict[str, str] = {}
     changed = False
@@ -121,9 +121,9 @@ def _word(word: str) -> str | None:
     if readings and not _ukrainian_readings(normal(word)):
         # a Russian form of a word Ukrainian has too ("школой", "кухней", "в центре"): the
         # Ukrainian dictionary stems no such form
+        ukrainian = analyzer("uk")
         for lemma, parse in readings:
             # Ukrainian's word, not a form of another ("кривая" is a form of "кривий")
-            ukrainian = analyzer("uk")
             if ukrainian.word_is_known(lemma) and any(
                 normal(p.normal_form) == lemma for p in ukrainian.parse(lemma)
             ):
@@ -165,9 +165,10 @@ def respelled(word: str, name_word: str) -> bool:
     readings = _ukrainian_readings(normal(word))
     if readings:
         return not any(normal(parse.normal_form) in names for parse in readings)
-    if analyzer("uk").word_is_known(normal(word)):
+    ukrainian = analyzer("uk")
+    if ukrainian.word_is_known(normal(word)):
         return True  # known only as a vocative or a Russianism
-    ukrainian_parses = analyzer("uk").parse(normal(word))
+    ukrainian_parses = ukrainian.parse(normal(word))
     # neither dictionary's: by pymorphy3's guesses, but a vocative's
     guessed = {normal(p.normal_form) for p in ukrainian_parses if "voct" not in p.tag.grammemes}
     return not (guessed | {normal(word)}) & names
