@@ -161,6 +161,8 @@ def respelled(word: str, name_word: str) -> bool:
     """Whether a word that names a place is no Ukrainian form of its name's word: Russian
     "Киевом", "Троещине", "Виноградаре" (Ukrainian knows it only as a vocative), not
     "Києвом", "Теремках" (of "теремок", as "Теремки" is), "Львовом"."""
+    if UKRAINIAN_ONLY.intersection(normal(word)):
+        return False  # "Звіринці", "Борщагівці": no Russian word has і, ї, є or ґ
     names = lemmas(name_word)
     readings = _ukrainian_readings(normal(word))
     if readings:
