@@ -23,21 +23,36 @@ ENGLISH_PHRASES = {normal(words): value for words, value in _DATA["en_phrases"].
 ENGLISH_DROPPED = frozenset(normal(word) for word in _DATA["drop"])
 LONGEST_PHRASE = max(len(words.split()) for words in [*RUSSIAN_PHRASES, *ENGLISH_PHRASES])
 
+# The case a Russian preposition governs, and so the case of the words after it: "с
+# гардеробной" is "з гардеробною", not the genitive the first reading gives ("гардеробної")
+# (Ukrainian's too: a request may say "з гардеробной")
+PREPOSITION_CASES = {
+    **dict.fromkeys(["с", "со", "з", "із", "зі", "под", "під", "над", "за", "перед"], "ablt"),
+    **dict.fromkeys(["в", "во", "на", "о", "об", "при"], "loct"),
+    **dict.fromkeys(["у", "из", "от", "від", "для", "без", "до", "возле", "около", "біля"], "gent"),
+    **dict.fromkeys(["после", "після"], "gent"),
+    **dict.fromkeys(["к", "ко", "по"], "datv"),
+}
 # pymorphy3's Russian cases that Ukrainian has under another name
 _CASES = {"gen2": "gent", "acc2": "accs", "loc2": "loct"}
 _ADJECTIVES = frozenset({"ADJF", "PRTF"})
 
 
 def in_ukrainian(
-    words: Sequence[str], places: Mapping[str, tuple[str, bool]] | None = None
+    words: Sequence[str],
+    places: Mapping[str, tuple[str, bool]] | None = None,
+    before: Sequence[str] | None = None,
 ) -> tuple[str | None, dict[str, str]]:
     """`words` with their Russian and English ones as Ukrainian, and {words given: Ukrainian}
     for each so read; (None, {}) when none was, "" when no word is left to search for
     ("nice", "хорошая"). `places`: the words that name a city or a neighbourhood, {words:
-    (its name as the listings write it, whether they spell it otherwise: respelled)}."""
+    (its name as the listings write it, whether they spell it otherwise: respelled)};
+    `before`: the request's word before each (a preposition read with something, or left
+    out of the text: "з" in "квартира з гардеробной")."""
     out: list[str] = []
     read: dict[str, str] = {}
     changed = False
+    case: str | None = None  # the case a preposition before governs
     i = 0
     while i < len(words):
         n, value = _phrase_at(words, i, places or {})
@@ -52,7 +67,13 @@ def in_ukrainian(
             i += n
             continue
         word = words[i]
-        value = _word(word)
+        if before is not None and normal(before[i]) in PREPOSITION_CASES:
+            case = PREPOSITION_CASES[normal(before[i])]
+        # the case governed, or an adjective's noun's after it ("новой мебелью")
+        following = _russian(words[i + 1]) if i + 1 < len(words) else ()
+        agreed = following[0][1].tag.case if following and "NOUN" in following[0][1].tag else None
+        value = _word(word, case or agreed)
+        case = _case_after(word, case)
         if value is None or normal(value) == normal(word):  # "котом" is Ukrainian too
             out.append(word)
         elif len(value) == 1:  # "с" as "з", "в" as "у": only beside another word read
@@ -99,10 +120,22 @@ def _phrase(words: Sequence[str]) -> str | None:
     return RUSSIAN_PHRASES.get(" ".join(firsts))
 
 
+def _case_after(word: str, case: str | None) -> str | None:
+    """The case the words after `word` are in: a preposition's, or `case` while each word
+    can be in it ("с новой гардеробной")."""
+    low = normal(word)
+    if low in PREPOSITION_CASES:
+        return PREPOSITION_CASES[low]
+    if case is not None and any(parse.tag.case == case for _, parse in _russian(word)):
+        return case
+    return None
+
+
 @functools.lru_cache(maxsize=10_000)
-def _word(word: str) -> str | None:
-    """The word in Ukrainian; "" for a word with nothing to search for; None for a word left
-    as it is (Ukrainian, or none the glossary has)."""
+def _word(word: str, case: str | None = None) -> str | None:
+    """The word in Ukrainian (in `case`, where it can be: the case a preposition before it
+    governs); "" for a word with nothing to search for; None for a word left as it is
+    (Ukrainian, or none the glossary has)."""
     if _latin(word):
         low = normal(word)
         if low in ENGLISH_DROPPED:
@@ -111,7 +144,16 @@ def _word(word: str) -> str | None:
             if singular in ENGLISH:
                 return str(ENGLISH[singular])
         return None
-    readings = _russian(word)
+    # the first reading's lemma and part of speech, in the case governed first ("под" is
+    # no hearth's instrumental; sorted is stable)
+    readings = list(_russian(word))
+    first = (readings[0][0], readings[0][1].tag.POS) if readings else None
+    readings.sort(
+        key=lambda reading: (
+            (reading[0], reading[1].tag.POS) != first,
+            reading[1].tag.case != case,
+        )
+    )
     for lemma, parse in readings:
         if lemma in RUSSIAN_DROPPED:
             return ""
@@ -215,7 +257,7 @@ def _russian(word: str, *, guessed: bool = False) -> tuple[tuple[str, Any], ...]
     ru = analyzer("ru")
     known = ru.word_is_known(low)
     found = []
-    for parse in ru.parse(low)[:3]:
+    for parse in ru.parse(low)[:6]:  # an adjective's six cases ("светлой": four)
         lemma = normal(parse.normal_form)
         if known or guessed or lemma in RUSSIAN or lemma in RUSSIAN_DROPPED:
             found.append((lemma, parse))

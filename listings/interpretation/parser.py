@@ -455,7 +455,8 @@ def interpret(
     }
     kept = _remaining(r)
     words = [r.tokens[i].text for i in kept]
-    ukrainian, translated = in_ukrainian(words, _places_named(r, kept))
+    before = [r.low(i - 1) for i in kept]
+    ukrainian, translated = in_ukrainian(words, _places_named(r, kept), before)
     if ukrainian == "":  # "nice flat in Kyiv": "nice" has nothing to search for
         words, ukrainian = [], None
     return Interpretation(

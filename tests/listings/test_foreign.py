@@ -56,6 +56,13 @@ from tests.listings.test_interpretation import gazetteer, read  # noqa: F401 (a 
             "душова кабіна і посудомийкою",
             {"душевой кабиной": "душова кабіна", "посудомойкой": "посудомийкою"},
         ),
+        # in the case a preposition governs, or the noun after an adjective is in (the first
+        # reading was the genitive: "гардеробної", "світлої")
+        (
+            "квартира з гардеробной и светлой кухней",
+            "гардеробною і світлою кухнею",
+            {"гардеробной": "гардеробною", "светлой": "світлою", "кухней": "кухнею"},
+        ),
         # a word the glossary lacks stays as it is
         ("flat with a sauna and an aquarium", "сауна aquarium", {"sauna": "сауна"}),
         # a city named outside it (no filter) as the listings write it, in the case said
