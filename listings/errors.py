@@ -104,6 +104,10 @@ POOL_BUSY = (
 MIXED_DEALS_WARNING = (
     "Sale and rent prices are mixed in these figures; filter or group by deal_type."
 )
+NEIGHBOURHOOD_UNNAMED_WARNING = (
+    "No listing of district '{district}' under these filters names {words}: these are the "
+    "district's listings that match the rest of the request."
+)
 MIXED_DEALS_SORT_WARNING = (
     "Sorted by price with no deal_type: sale prices, monthly and daily rents are sorted "
     "together (see each card's deal_type); set deal_type to compare like with like."

@@ -268,6 +268,7 @@ def _places(r: Request) -> None:
                     # "на Позняках": the district, and the neighbourhood's name searched for
                     # (a third of Дарницький's listings say it)
                     r.used[i : i + size] = [False] * size
+                    r.neighbourhoods += [token.text for token in r.tokens[i : i + size]]
             i, taken = end, True
             break
         if not taken:
@@ -468,4 +469,7 @@ def interpret(
         order_unavailable=r.order_unavailable,
         ukrainian=ukrainian,
         translated=translated,
+        neighbourhoods=tuple(
+            word for word in words if word in r.neighbourhoods and "district" in r.filters
+        ),
     )

@@ -100,6 +100,9 @@ class Interpretation:
     ukrainian: str | None = None
     # Those words: {"участком": "ділянкою", "pool": "басейн"}.
     translated: dict[str, str] = field(default_factory=dict)
+    # The words of the text that name a neighbourhood read as its district ("Позняках"):
+    # a search may leave them out when no listing of the district says them.
+    neighbourhoods: tuple[str, ...] = ()
 
 
 @dataclass
@@ -168,6 +171,7 @@ class Request:
     order: str | None = None  # a sort_by asked for ("найдешевші": price_asc)
     order_unavailable: str | None = None  # one no sort_by gives ("sort by date ascending")
     today: datetime.date = datetime.date.min  # what "за останній тиждень" counts back from
+    neighbourhoods: list[str] = field(default_factory=list)  # their words, left in the text
 
     def __post_init__(self) -> None:
         self.tokens = numerals(tokenize(self.text))

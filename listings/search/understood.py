@@ -13,7 +13,7 @@ from typing import Any
 from django.utils import timezone
 
 from .. import understanding
-from ..errors import InvalidArgument
+from ..errors import NEIGHBOURHOOD_UNNAMED_WARNING, InvalidArgument
 from ..filters import Filters
 from ..interpretation import Interpretation, interpret
 from ..results import DroppedFilters, Interpreted, InterpretedChip, SearchPage
@@ -127,9 +127,13 @@ def understood(
             if ukrainian is not None:
                 kwargs = {**kwargs, UK: ukrainian}
             page = search_function(query=searched, filters=merged, **kwargs)
+            if page.total == 0 and page.offset == 0 and empty_text == "none":
+                page, searched, ukrainian, kwargs = _without_neighbourhoods(
+                    search_function, page, reading, merged, kwargs
+                )
             interpreted = Interpreted(
                 filters=reading.filters,
-                text=reading.text,
+                text=reading.text if empty_text != "none" else searched or "",
                 summary=understanding.summary(reading, overridden),
                 chips=[InterpretedChip(**vars(chip)) for chip in reading.chips],
                 overridden=overridden,
@@ -144,6 +148,40 @@ def understood(
                 "merged": merged,
                 UK: ukrainian,
             }
+
+        def _without_neighbourhoods(
+            search_function: Callable[..., SearchPage],
+            page: SearchPage,
+            reading: Interpretation,
+            merged: Filters,
+            kwargs: dict[str, Any],
+        ) -> tuple[SearchPage, str | None, str | None, dict[str, Any]]:
+            """An empty page of a neighbourhood read with its district ("на Позняках"), its
+            name searched for too: the search again without the name where that finds
+            listings of the district (a listing may name only its street), with a warning;
+            else the page as it was. Returns the page, its text, its Ukrainian and kwargs."""
+            ukrainian = kwargs.get(UK)
+            district = merged.district
+            if not reading.neighbourhoods or district is None:
+                return page, reading.text or None, ukrainian, kwargs
+            names = set(reading.neighbourhoods)
+            rest = " ".join(word for word in reading.text.split() if word not in names)
+            said = {
+                word
+                for given, value in reading.translated.items()
+                if set(given.split()) <= names
+                for word in value.split()
+            }
+            if ukrainian is not None:
+                kept = " ".join(word for word in ukrainian.split() if word not in said)
+                kwargs = {**kwargs, UK: kept or None}
+            again = search_function(query=rest or None, filters=merged, **kwargs)
+            if again.total == 0:
+                return page, reading.text or None, ukrainian, kwargs
+            words = ", ".join(f"'{word}'" for word in reading.neighbourhoods)
+            warning = NEIGHBOURHOOD_UNNAMED_WARNING.format(district=district, words=words)
+            again = again.model_copy(update={"warnings": [*(again.warnings or []), warning]})
+            return again, rest or None, kwargs.get(UK), kwargs
 
         return run
 

@@ -3,6 +3,8 @@ words are matched as given or as the Ukrainian words listings use (foreign.in_uk
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from listings import search
@@ -121,3 +123,31 @@ def test_a_neighbourhood_finds_its_districts_listings_that_name_it():
     respelled = search.fulltext_search(query="квартира на Троещине", interpret=True, limit=5)
     assert respelled.interpreted.translated == {"Троещине": "Троєщині"}
     assert respelled.total == ukrainian.total > 0
+
+
+def test_a_neighbourhood_no_listing_names_is_its_district_with_a_warning(monkeypatch):
+    # a real database's listings may name only their street: the reading of "на Позняках"
+    # with a name no listing has, as if so
+    from listings.search import understood
+
+    real = understood.read_query
+
+    def unnamed(text: str):
+        reading = real(text)
+        assert reading.neighbourhoods == ("Позняках",)
+        return dataclasses.replace(reading, text="Зюзюках", neighbourhoods=("Зюзюках",))
+
+    monkeypatch.setattr(understood, "read_query", unnamed)
+    district = {"district": "Дарницький", "property_type": "apartment"}
+    expected = search.fulltext_search(filters=district, limit=1)
+    page = search.fulltext_search(query="квартира на Позняках", interpret=True, limit=5)
+    assert page.total == expected.total > 0 and page.mode == "filter"
+    assert page.filters["district"] == "Дарницький" and page.interpreted.text == ""
+    assert "'Зюзюках'" in page.warnings[-1] and "'Дарницький'" in page.warnings[-1]
+    # with the name said, nothing is dropped
+    monkeypatch.setattr(understood, "read_query", real)
+    named = search.fulltext_search(query="квартира на Позняках", interpret=True, limit=5)
+    assert named.mode == "fulltext" and not named.warnings
+    # a word that is no neighbourhood keeps its empty page (and says what would let listings in)
+    empty = search.fulltext_search(query="квартира на Позняках zzqqxx", interpret=True)
+    assert empty.total == 0 and empty.if_dropped and not empty.warnings
