@@ -72,6 +72,9 @@ def _fts_query(text: str) -> SearchQuery:
 
 # Between two words said as either: "у Києві або Львові", "з балконом чи лоджією".
 EITHER = frozenset({"або", "чи", "или", "либо", "or"})
+# After one, no alternative: a question ("з каміном, чи є ліфт": the fireplace and the lift,
+# not either), a "with or without" ("з ліфтом чи без").
+NO_CHOICE = frozenset({"є", "есть", "там", "не", "ні", "нет", "без", "is", "are", "not"})
 # The most texts a request's alternatives make ("a або b або c", with "d або e": six)
 MOST_EITHER = 4
 
@@ -89,7 +92,7 @@ def _either(text: str) -> tuple[str, ...]:
         while (
             i + 2 < len(words)
             and words[i + 1].casefold() in EITHER
-            and words[i + 2].casefold() not in EITHER
+            and words[i + 2].casefold() not in EITHER | NO_CHOICE
         ):
             group.append(words[i + 2])
             i += 2
