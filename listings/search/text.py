@@ -62,12 +62,7 @@ def one_apostrophe(text: str) -> str:
 
 def _fts_query(text: str) -> SearchQuery:
     """Every word of `text`, of one of the words said as either ("балкон або лоджія")."""
-    config = _fts_config()
-    options = [SearchQuery(option, config=config, search_type="plain") for option in _either(text)]
-    query = options[0]
-    for option in options[1:]:
-        query = query | option
-    return query
+    return _text_query(_either(text), "fulltext")
 
 
 # Between two words said as either: "у Києві або Львові", "з балконом чи лоджією".

@@ -128,7 +128,7 @@ def understood(
                 kwargs = {**kwargs, UK: ukrainian}
             page = search_function(query=searched, filters=merged, **kwargs)
             if page.total == 0 and page.offset == 0 and empty_text == "none":
-                page, searched, ukrainian, kwargs = _without_neighbourhoods(
+                page, searched, ukrainian = _without_neighbourhoods(
                     search_function, page, reading, merged, kwargs
                 )
             interpreted = Interpreted(
@@ -155,15 +155,15 @@ def understood(
             reading: Interpretation,
             merged: Filters,
             kwargs: dict[str, Any],
-        ) -> tuple[SearchPage, str | None, str | None, dict[str, Any]]:
+        ) -> tuple[SearchPage, str | None, str | None]:
             """An empty page of a neighbourhood read with its district ("на Позняках"), its
             name searched for too: the search again without the name where that finds
             listings of the district (a listing may name only its street), with a warning;
-            else the page as it was. Returns the page, its text, its Ukrainian and kwargs."""
+            else the page as it was. Returns the page, its text and its Ukrainian."""
             ukrainian = kwargs.get(UK)
             district = merged.district
             if not reading.neighbourhoods or district is None:
-                return page, reading.text or None, ukrainian, kwargs
+                return page, reading.text or None, ukrainian
             names = set(reading.neighbourhoods)
             rest = " ".join(word for word in reading.text.split() if word not in names)
             said = {
@@ -172,16 +172,17 @@ def understood(
                 if set(given.split()) <= names
                 for word in value.split()
             }
+            kept = None
             if ukrainian is not None:
-                kept = " ".join(word for word in ukrainian.split() if word not in said)
-                kwargs = {**kwargs, UK: kept or None}
+                kept = " ".join(word for word in ukrainian.split() if word not in said) or None
+                kwargs = {**kwargs, UK: kept}
             again = search_function(query=rest or None, filters=merged, **kwargs)
             if again.total == 0:
-                return page, reading.text or None, ukrainian, kwargs
+                return page, reading.text or None, ukrainian
             words = ", ".join(f"'{word}'" for word in reading.neighbourhoods)
             warning = NEIGHBOURHOOD_UNNAMED_WARNING.format(district=district, words=words)
             again = again.model_copy(update={"warnings": [*(again.warnings or []), warning]})
-            return again, rest or None, kwargs.get(UK), kwargs
+            return again, rest or None, kept
 
         return run
 
